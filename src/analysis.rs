@@ -1,0 +1,158 @@
+//! The derived data of a window, built by walking its events once in seq order: fold states,
+//! request inspections, chat cards and trajectory facts. Appending events continues the walk.
+
+use std::collections::BTreeSet;
+
+use crate::chat::{ChatBuilder, ChatCard};
+use crate::event::{Seq, SessionEvent};
+use crate::fold::{inspect_system_prompt, SystemPromptState};
+use crate::location::Locator;
+use crate::observe::Observed;
+use crate::request::{inspect_header, RequestPromptInspection};
+use crate::trajectory::{Trajectory, TrajectoryBuilder};
+use crate::views::{EventLine, Views};
+
+/// What a run of events changed: cards added, cards whose anchor moved, and the trajectory.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Delta {
+    pub added: BTreeSet<usize>,
+    pub moved: BTreeSet<usize>,
+    pub trajectory_changed: bool,
+}
+
+/// The derived data of a window whose first seq is `window_start`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Analysis {
+    window_start: Option<Seq>,
+    locator: Locator,
+    /// The state after each relevant event, with that event's seq.
+    states: Vec<(Seq, SystemPromptState)>,
+    /// The inspection of each header against the previous loaded header, with the header's seq.
+    inspections: Vec<(Seq, RequestPromptInspection)>,
+    chat: ChatBuilder,
+    trajectory: TrajectoryBuilder,
+}
+
+impl Analysis {
+    /// Analyses a whole window: `events` ascending by seq, the first being the window start.
+    pub fn of_window(events: &[SessionEvent]) -> Analysis {
+        let mut analysis = Analysis::new(events.first().map(|event| event.seq));
+        analysis.extend(events);
+        analysis
+    }
+
+    /// An empty analysis of a window that starts at `window_start`.
+    pub fn new(window_start: Option<Seq>) -> Analysis {
+        Analysis {
+            window_start,
+            ..Analysis::default()
+        }
+    }
+
+    /// The window start this analysis folds with.
+    pub fn window_start(&self) -> Option<Seq> {
+        self.window_start
+    }
+
+    /// Walks `events`, which follow every event already walked, and returns what they changed.
+    pub fn extend(&mut self, events: &[SessionEvent]) -> Delta {
+        let mut delta = Delta::default();
+        for event in events {
+            let location = self.locator.locate(event);
+            let before = self.states.last().map(|(_, state)| state.clone());
+            let inspection = event.header().map(|header| {
+                let previous = self.inspections.last().map(|(_, last)| &last.prompt);
+                let system = before.as_ref().and_then(|state| state.effective());
+                inspect_header(previous, event.seq, event.time, header, system)
+            });
+            let after = if event.is_relevant() {
+                inspect_system_prompt(before.as_ref(), event, self.window_start)
+            } else {
+                before.clone()
+            };
+            let seen = Observed {
+                event,
+                location,
+                before: before.as_ref(),
+                after: after.as_ref(),
+                inspection: inspection.as_ref(),
+            };
+            let cards = self.chat.observe(&seen);
+            delta.added.extend(cards.added);
+            delta.moved.extend(cards.moved);
+            delta.trajectory_changed |= self.trajectory.observe(&seen);
+            if let (true, Some(after)) = (event.is_relevant(), after) {
+                self.states.push((event.seq, after));
+            }
+            if let Some(inspection) = inspection {
+                self.inspections.push((event.seq, inspection));
+            }
+        }
+        delta
+    }
+
+    /// The state after every relevant event with seq `<= seq`; `None` before the first.
+    pub fn state_at(&self, seq: Seq) -> Option<&SystemPromptState> {
+        let after = self
+            .states
+            .partition_point(|(state_seq, _)| *state_seq <= seq);
+        let (_, state) = self.states.get(after.checked_sub(1)?)?;
+        Some(state)
+    }
+
+    /// The inspection of the header at exactly `seq`.
+    pub fn request_at(&self, seq: Seq) -> Option<&RequestPromptInspection> {
+        let index = self
+            .inspections
+            .binary_search_by_key(&seq, |(header_seq, _)| *header_seq)
+            .ok()?;
+        self.inspections
+            .get(index)
+            .map(|(_, inspection)| inspection)
+    }
+
+    /// One line per event of `events` (the events this analysis walked).
+    pub fn lines(&self, events: &[SessionEvent]) -> Vec<EventLine> {
+        let mut states = self.states.iter().peekable();
+        let mut current: Option<&SystemPromptState> = None;
+        events
+            .iter()
+            .map(|event| {
+                while let Some((_, state)) = states.next_if(|(seq, _)| *seq <= event.seq) {
+                    current = Some(state);
+                }
+                EventLine {
+                    seq: event.seq,
+                    system: current.map(SystemPromptState::to_json),
+                    request: event
+                        .header()
+                        .and_then(|_| self.request_at(event.seq))
+                        .cloned(),
+                }
+            })
+            .collect()
+    }
+
+    /// The card at `index` of a [`Delta`].
+    pub fn card(&self, index: usize) -> Option<&ChatCard> {
+        self.chat.card(index)
+    }
+
+    /// All chat cards, in chat order.
+    pub fn cards(&self) -> Vec<ChatCard> {
+        self.chat.cards()
+    }
+
+    /// The trajectory view.
+    pub fn trajectory(&self) -> Trajectory {
+        self.trajectory.trajectory()
+    }
+
+    /// Chat cards and trajectory.
+    pub fn views(&self) -> Views {
+        Views {
+            chat: self.cards(),
+            trajectory: self.trajectory(),
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! Collapsed system-prompt cards of the chat transcript (SPEC section 5), built incrementally
+//! as events arrive in seq order.
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use serde::Serialize;
+
+use crate::event::{EventKind, HeaderReason, Seq};
+use crate::location::Location;
+use crate::observe::Observed;
+use crate::request::{ChangeKind, RequestPromptInspection};
+
+/// Which kind of event owns a card. Ordered as cards with the same anchor are (D3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub enum CardSource {
+    /// A `request/header` event.
+    Request,
+    /// A `system/message` event.
+    System,
+}
+
+impl CardSource {
+    /// The prefix of keys of this source (`"request"` or `"system"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CardSource::Request => "request",
+            CardSource::System => "system",
+        }
+    }
+}
+
+/// The i18n key of a card's title.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub enum TitleKey {
+    /// `"message.systemPrompt"`: the prompt as sent.
+    #[serde(rename = "message.systemPrompt")]
+    SystemPrompt,
+    /// `"message.systemPromptUpdate"`: an in-history update of the prompt.
+    #[serde(rename = "message.systemPromptUpdate")]
+    SystemPromptUpdate,
+}
+
+/// A collapsed system-prompt card in the chat transcript.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct ChatCard {
+    /// `source:seq`, stable for the card's lifetime.
+    pub key: String,
+    /// The kind of the owning event.
+    pub source: CardSource,
+    /// Seq of the owning event.
+    pub seq: Seq,
+    /// The seq the card is shown at (a turn or step start, or its own seq).
+    pub anchor_seq: Seq,
+    /// The prompt text.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub text: Rc<str>,
+    /// Whether the card shows an in-history update.
+    pub update: bool,
+    /// The title's i18n key.
+    pub title_key: TitleKey,
+    /// Turn of the owning event, `null` at session level.
+    pub turn: Option<u64>,
+    /// Step of the owning event, `null` outside a step.
+    pub step: Option<u64>,
+}
+
+impl ChatCard {
+    /// The position of the card in the chat: anchor, then request before system, then seq.
+    pub fn order(&self) -> (Seq, CardSource, Seq) {
+        (self.anchor_seq, self.source, self.seq)
+    }
+}
+
+/// How a card finds its anchor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AnchorRule {
+    /// At the card's own seq.
+    Own,
+    /// At the start of step `step` of turn `turn` (for step 1: the turn start first).
+    Step(u64, u64),
+}
+
+/// The cards of a window, built event by event.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ChatBuilder {
+    /// Cards in seq order with their anchor rules.
+    cards: Vec<(ChatCard, AnchorRule)>,
+    turn_starts: BTreeMap<u64, Seq>,
+    step_starts: BTreeMap<(u64, u64), Seq>,
+    /// Indices into `cards` of cards anchored by a step rule, by turn.
+    step_anchored: BTreeMap<u64, Vec<usize>>,
+    last_relevant_is_system_append: bool,
+    previous_header: Option<Location>,
+}
+
+/// What one event did to the cards: a card it added, and earlier cards whose anchor moved.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CardDelta {
+    pub added: Option<usize>,
+    pub moved: Vec<usize>,
+}
+
+impl ChatBuilder {
+    /// Takes the next event of the window and returns what it changed.
+    pub fn observe(&mut self, seen: &Observed) -> CardDelta {
+        let mut delta = CardDelta::default();
+        if let Some(inspection) = seen.inspection {
+            delta.added = self.request_card(seen, inspection);
+            self.previous_header = Some(seen.location);
+        }
+        if seen.event.is_relevant() {
+            delta.added = delta.added.or_else(|| self.system_card(seen));
+            self.last_relevant_is_system_append = seen.event.is_system_append();
+        }
+        delta.moved = self.register_start(seen);
+        delta
+    }
+
+    fn system_card(&mut self, seen: &Observed) -> Option<usize> {
+        let state = seen.after?;
+        let node = state.introduced()?;
+        if state.is_uncertain() || !seen.event.is_system_append() || node.text.is_empty() {
+            return None;
+        }
+        let (rule, title_key) = if node.update {
+            (AnchorRule::Own, TitleKey::SystemPromptUpdate)
+        } else {
+            (step_rule(seen.location), TitleKey::SystemPrompt)
+        };
+        let card = ChatCard {
+            key: format!("system:{}", seen.event.seq),
+            source: CardSource::System,
+            seq: seen.event.seq,
+            anchor_seq: seen.event.seq,
+            text: Rc::clone(&node.text),
+            update: node.update,
+            title_key,
+            turn: seen.location.turn,
+            step: seen.location.step,
+        };
+        Some(self.push(card, rule))
+    }
+
+    fn request_card(
+        &mut self,
+        seen: &Observed,
+        inspection: &RequestPromptInspection,
+    ) -> Option<usize> {
+        let header = seen.event.header()?;
+        if seen.before.is_some_and(|state| state.is_uncertain())
+            || inspection.prompt.system.is_empty()
+            || self.shown_by_update(seen)
+        {
+            return None;
+        }
+        let system_change = inspection.change.as_ref().is_some_and(|change| {
+            matches!(change.kind, ChangeKind::System | ChangeKind::SystemAndTools)
+        });
+        let shows = self.previous_header.is_none()
+            || header.reason != HeaderReason::Change
+            || header.starts_series
+            || system_change;
+        if !shows {
+            return None;
+        }
+        let rule = match self.previous_header {
+            None if header.reason != HeaderReason::Initial => AnchorRule::Own,
+            Some(previous) if previous == seen.location => AnchorRule::Own,
+            _ => step_rule(seen.location),
+        };
+        let card = ChatCard {
+            key: format!("request:{}", seen.event.seq),
+            source: CardSource::Request,
+            seq: seen.event.seq,
+            anchor_seq: seen.event.seq,
+            text: Rc::clone(&inspection.prompt.system),
+            update: false,
+            title_key: TitleKey::SystemPrompt,
+            turn: seen.location.turn,
+            step: seen.location.step,
+        };
+        Some(self.push(card, rule))
+    }
+
+    /// "A header in the same turn and step does not repeat the prompt card."
+    fn shown_by_update(&self, seen: &Observed) -> bool {
+        let Some(effective) = seen.before.and_then(|state| state.effective()) else {
+            return false;
+        };
+        self.last_relevant_is_system_append
+            && (effective.update || self.previous_header.is_none())
+            && seen.location.turn == Some(effective.turn)
+            && seen.location.step == Some(effective.step)
+    }
+
+    fn push(&mut self, mut card: ChatCard, rule: AnchorRule) -> usize {
+        card.anchor_seq = self.anchor(card.seq, rule);
+        let index = self.cards.len();
+        if let AnchorRule::Step(turn, _) = rule {
+            self.step_anchored.entry(turn).or_default().push(index);
+        }
+        self.cards.push((card, rule));
+        index
+    }
+
+    fn anchor(&self, seq: Seq, rule: AnchorRule) -> Seq {
+        match rule {
+            AnchorRule::Own => seq,
+            AnchorRule::Step(turn, 1) => self
+                .turn_starts
+                .get(&turn)
+                .or_else(|| self.step_starts.get(&(turn, 1)))
+                .copied()
+                .unwrap_or(seq),
+            AnchorRule::Step(turn, step) => {
+                self.step_starts.get(&(turn, step)).copied().unwrap_or(seq)
+            }
+        }
+    }
+
+    /// Records a turn or step start and re-anchors the cards it may move; returns those moved.
+    fn register_start(&mut self, seen: &Observed) -> Vec<usize> {
+        let seq = seen.event.seq;
+        let turn = match (&seen.event.kind, seen.location.turn) {
+            (EventKind::TurnStart, Some(turn)) => {
+                if self.turn_starts.contains_key(&turn) {
+                    return Vec::new();
+                }
+                self.turn_starts.insert(turn, seq);
+                turn
+            }
+            (EventKind::StepStart, _) => match seen.location.step_key() {
+                Some(key) if !self.step_starts.contains_key(&key) => {
+                    self.step_starts.insert(key, seq);
+                    key.0
+                }
+                _ => return Vec::new(),
+            },
+            _ => return Vec::new(),
+        };
+        let indices = self.step_anchored.get(&turn).cloned().unwrap_or_default();
+        let mut moved = Vec::new();
+        for index in indices {
+            let Some((card, rule)) = self.cards.get(index) else {
+                continue;
+            };
+            let anchor = self.anchor(card.seq, *rule);
+            if let Some((card, _)) = self.cards.get_mut(index) {
+                if card.anchor_seq != anchor {
+                    card.anchor_seq = anchor;
+                    moved.push(index);
+                }
+            }
+        }
+        moved
+    }
+
+    /// The card at `index` (as returned in a [`CardDelta`]).
+    pub fn card(&self, index: usize) -> Option<&ChatCard> {
+        self.cards.get(index).map(|(card, _)| card)
+    }
+
+    /// All cards in chat order.
+    pub fn cards(&self) -> Vec<ChatCard> {
+        let mut cards: Vec<ChatCard> = self.cards.iter().map(|(card, _)| card.clone()).collect();
+        cards.sort_by_key(ChatCard::order);
+        cards
+    }
+}
+
+/// The anchor rule of an initial card: by step when the event is in a step, else its own seq.
+fn step_rule(location: Location) -> AnchorRule {
+    match location.step_key() {
+        Some((turn, step)) => AnchorRule::Step(turn, step),
+        None => AnchorRule::Own,
+    }
+}

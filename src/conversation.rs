@@ -1,0 +1,235 @@
+//! The loaded window of a session log: load, live append, load earlier, and what each changed.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::analysis::{Analysis, Delta};
+use crate::chat::ChatCard;
+use crate::error::Error;
+use crate::event::{Seq, SessionEvent};
+use crate::fold::SystemPromptState;
+use crate::parse::parse_events;
+use crate::request::RequestPromptInspection;
+use crate::views::{ChatChange, ConversationChange, EventLine, Views};
+
+/// A window of a session log: the newest page first, live events at the tail, older pages
+/// prepended on demand. Every output equals a fresh load of the same events (D1), and the fold
+/// starts at the window's first seq (D2).
+///
+/// ```
+/// use promptfold::Conversation;
+///
+/// let log = r#"[
+///   {"seq":1,"time":1,"type":"system/message","surfaceOp":"append",
+///    "data":{"turn":1,"step":1,"message":{"role":"system","content":[{"type":"text","text":"Be brief."}]}}},
+///   {"seq":2,"time":2,"type":"request/header","data":{"reason":"initial","header":{"config":{},"tools":[]}}}
+/// ]"#;
+/// let mut conversation = Conversation::new();
+/// let change = conversation.load_json(log, false)?;
+/// assert_eq!(change.chat.added.len(), 1);
+/// let state = conversation.state_at(2).expect("a prompt is in force");
+/// assert_eq!(state.effective().map(|node| &*node.text), Some("Be brief."));
+/// # Ok::<(), promptfold::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Conversation {
+    events: Vec<SessionEvent>,
+    has_more: bool,
+    analysis: Analysis,
+}
+
+impl Conversation {
+    /// An empty window.
+    pub fn new() -> Conversation {
+        Conversation::default()
+    }
+
+    /// Replaces the window with `events` (ascending by seq); `has_more` tells whether older
+    /// events exist. Returns what changed against the previous window.
+    pub fn load(
+        &mut self,
+        events: Vec<SessionEvent>,
+        has_more: bool,
+    ) -> Result<ConversationChange, Error> {
+        check_ascending(&events, None)?;
+        let analysis = Analysis::of_window(&events);
+        let change = compare(&self.analysis, &analysis);
+        self.events = events;
+        self.analysis = analysis;
+        self.has_more = has_more;
+        Ok(change)
+    }
+
+    /// Appends live events after the window's last event. On an empty window this starts the
+    /// window (with no older events). Returns what changed.
+    pub fn append(&mut self, events: Vec<SessionEvent>) -> Result<ConversationChange, Error> {
+        check_ascending(&events, self.events.last().map(|event| event.seq))?;
+        if self.events.is_empty() {
+            return self.load(events, self.has_more);
+        }
+        let delta = self.analysis.extend(&events);
+        self.events.extend(events);
+        Ok(self.report(&delta))
+    }
+
+    /// Prepends an older page ("load earlier"): every event must be older than the window
+    /// start. `has_more` tells whether still older events exist. Returns what changed.
+    pub fn prepend(
+        &mut self,
+        events: Vec<SessionEvent>,
+        has_more: bool,
+    ) -> Result<ConversationChange, Error> {
+        check_ascending(&events, None)?;
+        if let Some(window_start) = self.window_start() {
+            if let Some((index, event)) = events
+                .iter()
+                .enumerate()
+                .find(|(_, event)| event.seq >= window_start)
+            {
+                return Err(Error::PrependNotOlder {
+                    index,
+                    seq: event.seq,
+                    window_start,
+                });
+            }
+        }
+        if events.is_empty() {
+            self.has_more = has_more;
+            return Ok(ConversationChange::default());
+        }
+        let mut window = events;
+        window.extend(self.events.iter().cloned());
+        self.load(window, has_more)
+    }
+
+    /// [`Conversation::load`] from JSON text (a JSON array or JSON lines).
+    pub fn load_json(&mut self, text: &str, has_more: bool) -> Result<ConversationChange, Error> {
+        self.load(parse_events(text)?, has_more)
+    }
+
+    /// [`Conversation::append`] from JSON text (a JSON array or JSON lines).
+    pub fn append_json(&mut self, text: &str) -> Result<ConversationChange, Error> {
+        self.append(parse_events(text)?)
+    }
+
+    /// [`Conversation::prepend`] from JSON text (a JSON array or JSON lines).
+    pub fn prepend_json(
+        &mut self,
+        text: &str,
+        has_more: bool,
+    ) -> Result<ConversationChange, Error> {
+        self.prepend(parse_events(text)?, has_more)
+    }
+
+    /// The fold state in force at `seq`: after every loaded relevant event with seq `<= seq`.
+    /// `None` before the first relevant event of the window.
+    pub fn state_at(&self, seq: Seq) -> Option<&SystemPromptState> {
+        self.analysis.state_at(seq)
+    }
+
+    /// The inspection of the loaded `request/header` at exactly `seq`.
+    pub fn request_at(&self, seq: Seq) -> Option<&RequestPromptInspection> {
+        self.analysis.request_at(seq)
+    }
+
+    /// One line per loaded event (FORMAT.md's window lines).
+    pub fn lines(&self) -> Vec<EventLine> {
+        self.analysis.lines(&self.events)
+    }
+
+    /// Chat cards and trajectory of the window.
+    pub fn views(&self) -> Views {
+        self.analysis.views()
+    }
+
+    /// The first loaded seq, `None` for an empty window.
+    pub fn window_start(&self) -> Option<Seq> {
+        self.analysis.window_start()
+    }
+
+    /// Whether older events exist that are not loaded.
+    pub fn has_more(&self) -> bool {
+        self.has_more
+    }
+
+    /// Number of loaded events.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Whether no event is loaded.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// The loaded events, ascending by seq.
+    pub fn events(&self) -> &[SessionEvent] {
+        &self.events
+    }
+
+    fn report(&self, delta: &Delta) -> ConversationChange {
+        let cards = |indices: &BTreeSet<usize>| -> Vec<ChatCard> {
+            let mut cards: Vec<ChatCard> = indices
+                .iter()
+                .filter_map(|index| self.analysis.card(*index))
+                .cloned()
+                .collect();
+            cards.sort_by_key(ChatCard::order);
+            cards
+        };
+        let moved: BTreeSet<usize> = delta.moved.difference(&delta.added).copied().collect();
+        ConversationChange {
+            chat: ChatChange {
+                added: cards(&delta.added),
+                changed: cards(&moved),
+                removed: Vec::new(),
+            },
+            trajectory_changed: delta.trajectory_changed,
+        }
+    }
+}
+
+/// Checks that seqs strictly increase through `events`, after `after` when given.
+fn check_ascending(events: &[SessionEvent], after: Option<Seq>) -> Result<(), Error> {
+    let mut previous = after;
+    for (index, event) in events.iter().enumerate() {
+        if let Some(previous) = previous {
+            if event.seq <= previous {
+                return Err(Error::NonIncreasingSeq {
+                    index,
+                    seq: event.seq,
+                    previous,
+                });
+            }
+        }
+        previous = Some(event.seq);
+    }
+    Ok(())
+}
+
+/// What changed between two analyses of a window.
+fn compare(old: &Analysis, new: &Analysis) -> ConversationChange {
+    let old_cards = old.cards();
+    let by_key: BTreeMap<&str, &ChatCard> = old_cards
+        .iter()
+        .map(|card| (card.key.as_str(), card))
+        .collect();
+    let new_cards = new.cards();
+    let mut chat = ChatChange::default();
+    for card in &new_cards {
+        match by_key.get(card.key.as_str()) {
+            None => chat.added.push(card.clone()),
+            Some(old_card) if *old_card != card => chat.changed.push(card.clone()),
+            Some(_) => {}
+        }
+    }
+    let new_keys: BTreeSet<&str> = new_cards.iter().map(|card| card.key.as_str()).collect();
+    chat.removed = old_cards
+        .iter()
+        .filter(|card| !new_keys.contains(card.key.as_str()))
+        .map(|card| card.key.clone())
+        .collect();
+    ConversationChange {
+        chat,
+        trajectory_changed: old.trajectory() != new.trajectory(),
+    }
+}

@@ -1,0 +1,129 @@
+//! The one error type of the crate.
+
+use crate::event::Seq;
+
+/// What went wrong with a batch of events. A failed call leaves the window exactly as it was.
+///
+/// `index` is the position of the offending event in the batch passed to the call (0-based);
+/// `seq` is its seq when it has a usable one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// The text is not valid JSON (or a line of JSON lines is not).
+    #[error("malformed JSON at line {line}, column {column}: {message}")]
+    MalformedJson {
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column of the error.
+        column: usize,
+        /// The parser's description.
+        message: String,
+    },
+    /// The input is valid JSON but not an array of events (nor JSON lines of event objects).
+    #[error("expected an array of events, found {found}")]
+    NotAnArray {
+        /// What was found instead (`object`, `string`, ...).
+        found: String,
+    },
+    /// An element of the batch is not an object.
+    #[error("event {index}: expected an event object, found {found}")]
+    NotAnObject {
+        /// Position in the batch.
+        index: usize,
+        /// What was found instead.
+        found: String,
+    },
+    /// An event has no `seq`.
+    #[error("event {index}: missing seq")]
+    MissingSeq {
+        /// Position in the batch.
+        index: usize,
+    },
+    /// An event's `seq` is not a safe integer.
+    #[error("event {index}: seq must be an integer between -(2^53-1) and 2^53-1, found {found}")]
+    InvalidSeq {
+        /// Position in the batch.
+        index: usize,
+        /// The offending value, as text.
+        found: String,
+    },
+    /// An event's `seq` is not greater than the one before it.
+    #[error("event {index} (seq {seq}): seq must be greater than the previous seq {previous}")]
+    NonIncreasingSeq {
+        /// Position in the batch.
+        index: usize,
+        /// The event's seq.
+        seq: Seq,
+        /// The seq it must exceed.
+        previous: Seq,
+    },
+    /// A prepended page reaches the window: its events must all be older than the window start.
+    #[error("event {index} (seq {seq}): a prepended page must end before the window start {window_start}")]
+    PrependNotOlder {
+        /// Position in the batch.
+        index: usize,
+        /// The event's seq.
+        seq: Seq,
+        /// The window's first seq.
+        window_start: Seq,
+    },
+    /// An event's `surfaceOp` is neither `"append"` nor `{op: "replace", startSeq, endSeq}` with
+    /// integer endpoints older than the event.
+    #[error("event {index} (seq {seq}): invalid surfaceOp: {reason}")]
+    InvalidSurfaceOp {
+        /// Position in the batch.
+        index: usize,
+        /// The event's seq.
+        seq: Seq,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// `inspect_request_prompt` was given an event that is not a `request/header`.
+    #[error("event seq {seq} is not a request/header")]
+    NotARequestHeader {
+        /// The event's seq.
+        seq: Seq,
+    },
+}
+
+impl Error {
+    /// A stable, machine-readable code for the error class (`"NON_INCREASING_SEQ"`, ...).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::MalformedJson { .. } => "MALFORMED_JSON",
+            Error::NotAnArray { .. } => "NOT_AN_ARRAY",
+            Error::NotAnObject { .. } => "NOT_AN_OBJECT",
+            Error::MissingSeq { .. } => "MISSING_SEQ",
+            Error::InvalidSeq { .. } => "INVALID_SEQ",
+            Error::NonIncreasingSeq { .. } => "NON_INCREASING_SEQ",
+            Error::PrependNotOlder { .. } => "PREPEND_NOT_OLDER",
+            Error::InvalidSurfaceOp { .. } => "INVALID_SURFACE_OP",
+            Error::NotARequestHeader { .. } => "NOT_A_REQUEST_HEADER",
+        }
+    }
+
+    /// The position of the offending event in the batch, when the error names one.
+    pub fn index(&self) -> Option<usize> {
+        match self {
+            Error::NotAnObject { index, .. }
+            | Error::MissingSeq { index }
+            | Error::InvalidSeq { index, .. }
+            | Error::NonIncreasingSeq { index, .. }
+            | Error::PrependNotOlder { index, .. }
+            | Error::InvalidSurfaceOp { index, .. } => Some(*index),
+            Error::MalformedJson { .. }
+            | Error::NotAnArray { .. }
+            | Error::NotARequestHeader { .. } => None,
+        }
+    }
+
+    /// The seq of the offending event, when it has a usable one.
+    pub fn seq(&self) -> Option<Seq> {
+        match self {
+            Error::NonIncreasingSeq { seq, .. }
+            | Error::PrependNotOlder { seq, .. }
+            | Error::InvalidSurfaceOp { seq, .. }
+            | Error::NotARequestHeader { seq } => Some(*seq),
+            _ => None,
+        }
+    }
+}

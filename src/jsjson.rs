@@ -1,0 +1,212 @@
+//! `JSON.stringify` as JavaScript writes it, for comparing tool lists as text.
+//!
+//! Two differences from `serde_json::to_string` matter: JavaScript orders object keys that are
+//! array indices (`"0"`, `"17"`) first, ascending, before the others in insertion order; and it
+//! writes numbers with `Number.prototype.toString` (`1` for `1.0`, `1e+21`, `1.5e-7`).
+
+use std::fmt::Write;
+
+use serde_json::{Map, Number, Value};
+
+/// Returns the text JavaScript's `JSON.stringify(value)` produces for the same value.
+pub fn js_stringify(value: &Value) -> String {
+    let mut out = String::new();
+    write_value(&mut out, value);
+    out
+}
+
+fn write_value(out: &mut String, value: &Value) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(number) => write_number(out, number),
+        Value::String(text) => write_string(out, text),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => write_object(out, map),
+    }
+}
+
+fn write_object(out: &mut String, map: &Map<String, Value>) {
+    let mut index_keys: Vec<(u32, &String, &Value)> = map
+        .iter()
+        .filter_map(|(key, value)| array_index(key).map(|index| (index, key, value)))
+        .collect();
+    index_keys.sort_unstable_by_key(|(index, _, _)| *index);
+    let named = map.iter().filter(|(key, _)| array_index(key).is_none());
+    out.push('{');
+    let ordered = index_keys
+        .into_iter()
+        .map(|(_, key, value)| (key, value))
+        .chain(named);
+    for (i, (key, value)) in ordered.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(out, key);
+        out.push(':');
+        write_value(out, value);
+    }
+    out.push('}');
+}
+
+/// A key JavaScript treats as an array index: the canonical decimal form of an integer below
+/// `2^32 - 1`.
+fn array_index(key: &str) -> Option<u32> {
+    let bytes = key.as_bytes();
+    let canonical = match bytes {
+        [] => false,
+        [b'0'] => true,
+        [first, rest @ ..] => (b'1'..=b'9').contains(first) && rest.iter().all(u8::is_ascii_digit),
+    };
+    if !canonical || bytes.len() > 10 {
+        return None;
+    }
+    key.parse::<u32>().ok().filter(|index| *index != u32::MAX)
+}
+
+fn write_string(out: &mut String, text: &str) {
+    out.push('"');
+    for ch in text.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            ch if (ch as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", ch as u32);
+            }
+            ch => out.push(ch),
+        }
+    }
+    out.push('"');
+}
+
+fn write_number(out: &mut String, number: &Number) {
+    match number.as_f64() {
+        Some(value) => out.push_str(&js_number_text(value)),
+        None => out.push_str("null"),
+    }
+}
+
+/// Serializes a JavaScript number: integral values within the safe range as integers (so JSON
+/// output reads `3`, not `3.0`), everything else as a float.
+pub fn serialize_js_number<S: serde::Serializer>(
+    value: &f64,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let safe = crate::event::MAX_SAFE_INTEGER as f64;
+    if value.fract() == 0.0 && value.abs() <= safe {
+        serializer.serialize_i64(*value as i64)
+    } else {
+        serializer.serialize_f64(*value)
+    }
+}
+
+/// Returns `Number.prototype.toString()` of `value` (`"null"` for NaN and infinities, as
+/// `JSON.stringify` writes them).
+pub fn js_number_text(value: f64) -> String {
+    if !value.is_finite() {
+        return "null".to_owned();
+    }
+    if value == 0.0 {
+        return "0".to_owned();
+    }
+    // Rust's `{:e}` gives the shortest digits that round-trip, as ECMAScript requires.
+    let scientific = format!("{:e}", value.abs());
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let sign = if value < 0.0 { "-" } else { "" };
+    format!("{sign}{}", place_point(&digits, exponent.saturating_add(1)))
+}
+
+/// Writes the digits `d1 d2 ... dk` with value `0.d1d2...dk * 10^n` the way ECMAScript's
+/// Number::toString does.
+fn place_point(digits: &str, n: i32) -> String {
+    let k = i32::try_from(digits.len()).unwrap_or(i32::MAX);
+    if k <= n && n <= 21 {
+        let zeros = "0".repeat(n.abs_diff(k) as usize);
+        format!("{digits}{zeros}")
+    } else if 0 < n && n <= 21 {
+        let (whole, fraction) = digits
+            .split_at_checked(n.unsigned_abs() as usize)
+            .unwrap_or((digits, ""));
+        format!("{whole}.{fraction}")
+    } else if -6 < n && n <= 0 {
+        let zeros = "0".repeat(n.unsigned_abs() as usize);
+        format!("0.{zeros}{digits}")
+    } else {
+        let exponent = n.saturating_sub(1);
+        let sign = if exponent < 0 { '-' } else { '+' };
+        let (first, rest) = digits.split_at_checked(1).unwrap_or((digits, ""));
+        let fraction = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
+        format!("{first}{fraction}e{sign}{}", exponent.abs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn numbers_are_written_as_javascript_does() {
+        let cases = [
+            (1.0, "1"),
+            (-1.5, "-1.5"),
+            (0.1, "0.1"),
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (123456789012345680000.0, "123456789012345680000"),
+            (1.5e-7, "1.5e-7"),
+            (0.000001, "0.000001"),
+            (1e-7, "1e-7"),
+            (-0.0, "0"),
+            (5e-324, "5e-324"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (2f64.powi(53), "9007199254740992"),
+            (f64::NAN, "null"),
+        ];
+        for (value, text) in cases {
+            assert_eq!(js_number_text(value), text, "{value:e}");
+        }
+    }
+
+    #[test]
+    fn index_keys_come_first_then_insertion_order() {
+        let value: Value = serde_json::from_str(r#"{"b":1,"10":2,"a":3,"2":4,"01":5}"#).unwrap();
+        assert_eq!(js_stringify(&value), r#"{"2":4,"10":2,"b":1,"a":3,"01":5}"#);
+    }
+
+    #[test]
+    fn key_order_matters_and_integers_and_floats_agree() {
+        let a = json!([{ "name": "read", "parameters": { "type": "object" } }]);
+        let b = json!([{ "parameters": { "type": "object" }, "name": "read" }]);
+        assert_ne!(js_stringify(&a), js_stringify(&b));
+        let c: Value = serde_json::from_str("[1.0, 2, 3e0]").unwrap();
+        assert_eq!(js_stringify(&c), "[1,2,3]");
+    }
+
+    #[test]
+    fn strings_are_escaped_like_json_stringify() {
+        let value = json!("q\"\\\n\u{1}é\u{2028}");
+        assert_eq!(js_stringify(&value), "\"q\\\"\\\\\\n\\u0001é\u{2028}\"");
+    }
+}

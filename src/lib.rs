@@ -1,0 +1,86 @@
+//! # promptfold
+//!
+//! Which system prompt was the model reading at this point of a coding agent's session, and how
+//! should its changes be shown?
+//!
+//! Some model routes treat the latest system message anywhere in the conversation as the whole
+//! system prompt, so an agent harness *appends* a changed prompt after the cached history
+//! instead of rewriting message 0. A client must then fold the log in surface order, through
+//! replacements (compaction, pruning, head rewrites), to know the prompt in force at any event.
+//! This crate does that fold with persistent maps (every per-event state kept, O(log n) each),
+//! and derives what a chat UI and a trajectory viewer show: collapsed prompt cards, request
+//! headers with their prompt changes, and per-request prompts.
+//!
+//! - [`inspect_system_prompt`] folds one event into a state ([`SystemPromptState`]).
+//! - [`inspect_request_prompt`] inspects a `request/header` against the previous prompt.
+//! - [`Conversation`] holds a loaded window (load, live append, load earlier) and gives
+//!   [`Views`], per-event [`EventLine`]s and a [`ConversationChange`] for every call.
+//!
+//! ```
+//! use promptfold::{inspect_system_prompt, parse_events};
+//!
+//! let events = parse_events(r#"[
+//!   {"seq":1,"time":1,"type":"system/message","surfaceOp":"append",
+//!    "data":{"turn":1,"step":1,"message":{"role":"system","content":[{"type":"text","text":"A"}]}}},
+//!   {"seq":2,"time":2,"type":"system/message","surfaceOp":"append",
+//!    "data":{"turn":1,"step":2,"message":{"role":"system","content":[{"type":"text","text":"B"}]}}}
+//! ]"#)?;
+//! let first = inspect_system_prompt(None, &events[0], None);
+//! let second = inspect_system_prompt(first.as_ref(), &events[1], None).expect("relevant");
+//! let effective = second.effective().expect("a prompt");
+//! assert_eq!((&*effective.text, effective.update), ("B", true));
+//! // The earlier state is untouched.
+//! assert_eq!(first.and_then(|s| s.effective().map(|n| n.text.clone())).as_deref(), Some("A"));
+//! # Ok::<(), promptfold::Error>(())
+//! ```
+
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::arithmetic_side_effects
+    )
+)]
+#![warn(missing_docs)]
+
+mod analysis;
+mod chat;
+mod conversation;
+mod error;
+mod event;
+mod fold;
+mod jsjson;
+mod location;
+mod observe;
+mod parse;
+mod request;
+mod trajectory;
+mod views;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
+
+pub use chat::{CardSource, ChatCard, TitleKey};
+pub use conversation::Conversation;
+pub use error::Error;
+pub use event::{
+    EventKind, HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, Time, TurnField,
+    MAX_SAFE_INTEGER,
+};
+pub use fold::{
+    inspect_system_prompt, PositionedSystem, SystemPromptNode, SystemPromptState,
+    SystemPromptStateJson,
+};
+pub use jsjson::{js_number_text, js_stringify};
+pub use location::{Location, Locator};
+pub use parse::parse_events;
+pub use request::{
+    inspect_request_prompt, ChangeKind, PromptChange, PromptSnapshot, RequestPromptInspection,
+};
+pub use trajectory::{HeaderFact, Request, Trajectory};
+pub use views::{ChatChange, ConversationChange, EventLine, Views};

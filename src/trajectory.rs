@@ -1,0 +1,296 @@
+//! Trajectory facts (SPEC section 6): real and synthetic request headers, known system prompts,
+//! and one request per loaded step, built incrementally as events arrive in seq order.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+use serde::Serialize;
+
+use crate::chat::CardSource;
+use crate::event::{EventKind, Seq, Time};
+use crate::fold::SystemPromptNode;
+use crate::jsjson::serialize_js_number;
+use crate::location::Location;
+use crate::observe::Observed;
+use crate::request::{inspect_header, ChangeKind, PromptChange, PromptSnapshot};
+
+/// A request header of the trajectory: a real `request/header`, or a synthetic one folded from
+/// an in-history prompt change.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct HeaderFact {
+    /// `source:seq`.
+    pub key: String,
+    /// `request` for a real header, `system` for a synthetic one.
+    pub source: CardSource,
+    /// Seq of the header (for a synthetic one, of the event that changed the prompt).
+    pub seq: Seq,
+    /// Time of that event.
+    #[serde(serialize_with = "serialize_js_number")]
+    pub time: Time,
+    /// The prompt in force from this header on.
+    pub prompt: PromptSnapshot,
+    /// How the prompt changed here, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub change: Option<PromptChange>,
+    /// Turn of the header event, `null` at session level.
+    pub turn: Option<u64>,
+    /// Step of the header event, `null` outside a step.
+    pub step: Option<u64>,
+}
+
+/// One model request: a loaded `step/start` and the prompt it was sent with.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct Request {
+    /// Seq of the `step/start`.
+    pub start_seq: Seq,
+    /// Its turn.
+    pub turn: Option<u64>,
+    /// Its step.
+    pub step: Option<u64>,
+    /// The prompt the request was sent with, when a header is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub prompt: Option<PromptSnapshot>,
+    /// The prompt's config.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown", optional))]
+    pub request_config: Option<Rc<serde_json::Value>>,
+    /// The prompt change this request is the first to carry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub prompt_change: Option<PromptChange>,
+}
+
+/// The trajectory view of a window.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct Trajectory {
+    /// Header facts in seq order.
+    pub headers: Vec<HeaderFact>,
+    /// One request per loaded step, in seq order.
+    pub requests: Vec<Request>,
+    /// Appended prompts that no header reports as a change.
+    pub system_prompts: Vec<SystemPromptNode>,
+}
+
+/// The synthetic header carried between relevant events.
+#[derive(Clone, Debug)]
+struct Synthetic {
+    seq: Seq,
+    prompt: PromptSnapshot,
+    change: Option<PromptChange>,
+}
+
+/// The latest header fact located in a step, with the latest change among the step's facts.
+#[derive(Clone, Debug)]
+struct StepEntry {
+    fact: usize,
+    change: Option<PromptChange>,
+}
+
+/// The trajectory facts of a window, built event by event.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct TrajectoryBuilder {
+    headers: Vec<HeaderFact>,
+    known_prompts: Vec<SystemPromptNode>,
+    step_starts: Vec<(Seq, Location)>,
+    step_entries: BTreeMap<(u64, u64), StepEntry>,
+    latest_real: Option<usize>,
+    carried: Option<Synthetic>,
+}
+
+impl TrajectoryBuilder {
+    /// Takes the next event of the window; returns whether it added anything to the trajectory.
+    pub fn observe(&mut self, seen: &Observed) -> bool {
+        let before = (self.headers.len(), self.known_prompts.len());
+        if let Some(header) = seen.event.header() {
+            let newer = self.newer_prompt_source();
+            let system = seen.before.and_then(|state| state.effective());
+            let inspection = inspect_header(
+                newer.as_ref().map(|(prompt, _)| prompt),
+                seen.event.seq,
+                seen.event.time,
+                header,
+                system,
+            );
+            let change = match (inspection.change, newer) {
+                (Some(change), _) => Some(change),
+                (None, Some((_, inherited))) => inherited,
+                (None, None) => None,
+            };
+            self.latest_real = Some(self.headers.len());
+            self.push_fact(seen, CardSource::Request, inspection.prompt, change);
+        }
+        if seen.event.is_relevant() {
+            self.relevant(seen);
+        }
+        if matches!(seen.event.kind, EventKind::StepStart) {
+            self.step_starts.push((seen.event.seq, seen.location));
+            return true;
+        }
+        before != (self.headers.len(), self.known_prompts.len())
+    }
+
+    /// The prompt a real header compares against: the newer of the latest real header and the
+    /// carried synthetic one, with the synthetic header's change when that one is newer.
+    fn newer_prompt_source(&self) -> Option<(PromptSnapshot, Option<PromptChange>)> {
+        let real = self.latest_real.and_then(|index| self.headers.get(index));
+        match (&self.carried, real) {
+            (Some(synthetic), real) if real.is_none_or(|real| synthetic.seq > real.seq) => {
+                Some((synthetic.prompt.clone(), synthetic.change.clone()))
+            }
+            (_, Some(real)) => Some((real.prompt.clone(), None)),
+            (_, None) => None,
+        }
+    }
+
+    fn relevant(&mut self, seen: &Observed) {
+        let Some(after) = seen.after else {
+            return;
+        };
+        let event = seen.event;
+        if after.is_uncertain() {
+            let real = self.latest_real.and_then(|index| self.headers.get(index));
+            self.carried = real.map(|real| Synthetic {
+                seq: event.seq,
+                prompt: real.prompt.with_system(Rc::from("")),
+                change: None,
+            });
+            if let Some(synthetic) = self.carried.clone() {
+                self.push_fact(seen, CardSource::System, synthetic.prompt, None);
+            }
+            return;
+        }
+        let introduced = after.introduced();
+        let previous_text = seen
+            .before
+            .and_then(|state| state.effective())
+            .map(|node| &node.text);
+        let created = match after.effective() {
+            Some(effective)
+                if previous_text != Some(&effective.text)
+                    && introduced.is_none_or(|node| node.update) =>
+            {
+                self.synthesize(effective)
+            }
+            _ => None,
+        };
+        match created {
+            Some(synthetic) if synthetic.seq == event.seq => {
+                self.push_fact(seen, CardSource::System, synthetic.prompt, synthetic.change);
+            }
+            _ => {
+                if let Some(node) = introduced {
+                    if event.is_system_append() && !node.text.is_empty() {
+                        self.known_prompts.push(node.clone());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Step 3: a synthetic header for a changed effective prompt, compared against the newer of
+    /// the carried synthetic header and the latest real header. Returns it when one was made.
+    fn synthesize(&mut self, effective: &SystemPromptNode) -> Option<Synthetic> {
+        let (comparison, _) = self.newer_prompt_source()?;
+        let synthetic = Synthetic {
+            seq: effective.seq,
+            prompt: comparison.with_system(Rc::clone(&effective.text)),
+            change: Some(PromptChange {
+                seq: effective.seq,
+                time: effective.time,
+                kind: ChangeKind::System,
+                previous: Some(comparison),
+            }),
+        };
+        self.carried = Some(synthetic.clone());
+        Some(synthetic)
+    }
+
+    fn push_fact(
+        &mut self,
+        seen: &Observed,
+        source: CardSource,
+        prompt: PromptSnapshot,
+        change: Option<PromptChange>,
+    ) {
+        let index = self.headers.len();
+        if let Some(key) = seen.location.step_key() {
+            let entry = self.step_entries.entry(key).or_insert(StepEntry {
+                fact: index,
+                change: None,
+            });
+            entry.fact = index;
+            if change.is_some() {
+                entry.change = change.clone();
+            }
+        }
+        self.headers.push(HeaderFact {
+            key: format!("{}:{}", source.name(), seen.event.seq),
+            source,
+            seq: seen.event.seq,
+            time: seen.event.time,
+            prompt,
+            change,
+            turn: seen.location.turn,
+            step: seen.location.step,
+        });
+    }
+
+    /// The trajectory view: header facts, requests and unreported system prompts.
+    pub fn trajectory(&self) -> Trajectory {
+        let mut taken = BTreeSet::new();
+        let requests = self
+            .step_starts
+            .iter()
+            .map(|(start_seq, location)| {
+                let source = location
+                    .step_key()
+                    .and_then(|key| self.step_entries.get(&key))
+                    .and_then(|entry| {
+                        let fact = self.headers.get(entry.fact)?;
+                        Some((&fact.prompt, entry.change.as_ref()))
+                    })
+                    .or_else(|| {
+                        let before = self.headers.partition_point(|fact| fact.seq < *start_seq);
+                        let fact = self.headers.get(before.checked_sub(1)?)?;
+                        Some((&fact.prompt, fact.change.as_ref()))
+                    });
+                let (prompt, change) = match source {
+                    Some((prompt, change)) => (Some(prompt.clone()), change),
+                    None => (None, None),
+                };
+                let prompt_change = change.filter(|change| taken.insert(change.seq)).cloned();
+                Request {
+                    start_seq: *start_seq,
+                    turn: location.turn,
+                    step: location.step,
+                    request_config: prompt.as_ref().and_then(|prompt| prompt.config.clone()),
+                    prompt,
+                    prompt_change,
+                }
+            })
+            .collect();
+        let reported: BTreeSet<Seq> = self
+            .headers
+            .iter()
+            .filter_map(|fact| fact.change.as_ref().map(|change| change.seq))
+            .collect();
+        let system_prompts = self
+            .known_prompts
+            .iter()
+            .filter(|node| !reported.contains(&node.seq))
+            .cloned()
+            .collect();
+        Trajectory {
+            headers: self.headers.clone(),
+            requests,
+            system_prompts,
+        }
+    }
+}

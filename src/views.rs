@@ -1,0 +1,66 @@
+//! The plain-data outputs of a window: event lines, views and change reports.
+
+use serde::Serialize;
+
+use crate::chat::ChatCard;
+use crate::event::Seq;
+use crate::fold::SystemPromptStateJson;
+use crate::request::RequestPromptInspection;
+use crate::trajectory::Trajectory;
+
+/// One event of the window with the fold state after it (FORMAT.md's EventLine).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct EventLine {
+    /// The event's seq.
+    pub seq: Seq,
+    /// The state after every relevant event up to this one; `null` before the first.
+    pub system: Option<SystemPromptStateJson>,
+    /// For a `request/header`: its inspection against the previous loaded header.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub request: Option<RequestPromptInspection>,
+}
+
+/// Everything a UI shows of a window: chat cards and the trajectory.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct Views {
+    /// The collapsed system-prompt cards, in chat order.
+    pub chat: Vec<ChatCard>,
+    /// Header facts, requests and unreported system prompts.
+    pub trajectory: Trajectory,
+}
+
+/// How a call changed the chat cards, so a UI can patch its list without diffing.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct ChatChange {
+    /// Cards that are new, in chat order.
+    pub added: Vec<ChatCard>,
+    /// Cards whose content or anchor changed (their new value), in chat order.
+    pub changed: Vec<ChatCard>,
+    /// Keys of cards that are gone.
+    pub removed: Vec<String>,
+}
+
+/// What one `load`, `append` or `prepend` changed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct ConversationChange {
+    /// The chat card changes.
+    pub chat: ChatChange,
+    /// Whether the trajectory view changed.
+    pub trajectory_changed: bool,
+}
+
+impl ConversationChange {
+    /// Whether nothing visible changed.
+    pub fn is_empty(&self) -> bool {
+        self.chat.added.is_empty()
+            && self.chat.changed.is_empty()
+            && self.chat.removed.is_empty()
+            && !self.trajectory_changed
+    }
+}

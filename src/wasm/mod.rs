@@ -1,0 +1,1 @@
+//! The JavaScript API (wasm32 only).
