@@ -77,6 +77,22 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// An element of the batch holds a value JSON cannot represent (a function, a symbol).
+    #[error("event {index}: unsupported value: {message}")]
+    UnsupportedValue {
+        /// Position in the batch.
+        index: usize,
+        /// What the reader said.
+        message: String,
+    },
+    /// An argument other than the events has the wrong shape.
+    #[error("invalid argument `{argument}`: {message}")]
+    InvalidArgument {
+        /// The argument's name.
+        argument: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// `inspect_request_prompt` was given an event that is not a `request/header`.
     #[error("event seq {seq} is not a request/header")]
     NotARequestHeader {
@@ -97,6 +113,8 @@ impl Error {
             Error::NonIncreasingSeq { .. } => "NON_INCREASING_SEQ",
             Error::PrependNotOlder { .. } => "PREPEND_NOT_OLDER",
             Error::InvalidSurfaceOp { .. } => "INVALID_SURFACE_OP",
+            Error::UnsupportedValue { .. } => "UNSUPPORTED_VALUE",
+            Error::InvalidArgument { .. } => "INVALID_ARGUMENT",
             Error::NotARequestHeader { .. } => "NOT_A_REQUEST_HEADER",
         }
     }
@@ -109,9 +127,11 @@ impl Error {
             | Error::InvalidSeq { index, .. }
             | Error::NonIncreasingSeq { index, .. }
             | Error::PrependNotOlder { index, .. }
-            | Error::InvalidSurfaceOp { index, .. } => Some(*index),
+            | Error::InvalidSurfaceOp { index, .. }
+            | Error::UnsupportedValue { index, .. } => Some(*index),
             Error::MalformedJson { .. }
             | Error::NotAnArray { .. }
+            | Error::InvalidArgument { .. }
             | Error::NotARequestHeader { .. } => None,
         }
     }

@@ -124,13 +124,26 @@ pub fn js_number_text(value: f64) -> String {
     if value == 0.0 {
         return "0".to_owned();
     }
-    // Rust's `{:e}` gives the shortest digits that round-trip, as ECMAScript requires.
-    let scientific = format!("{:e}", value.abs());
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let exponent: i32 = exponent.parse().unwrap_or(0);
+    // serde_json writes the shortest digits that round-trip, as ECMAScript requires, in a
+    // decimal or exponent form; rebuild ECMAScript's form from its digits and exponent.
+    let shortest =
+        serde_json::Number::from_f64(value.abs()).map_or_else(String::new, |n| n.to_string());
+    let (mantissa, exponent) = shortest.split_once(['e', 'E']).unwrap_or((&shortest, "0"));
+    let exponent: i32 = exponent.trim_start_matches('+').parse().unwrap_or(0);
+    let whole_len = mantissa.find('.').unwrap_or(mantissa.len());
+    let all_digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let significant = all_digits.trim_start_matches('0');
+    let leading_zeros = all_digits.len().saturating_sub(significant.len());
+    let digits = significant.trim_end_matches('0');
+    if digits.is_empty() {
+        return "0".to_owned();
+    }
+    let point = i32::try_from(whole_len)
+        .unwrap_or(i32::MAX)
+        .saturating_sub(i32::try_from(leading_zeros).unwrap_or(i32::MAX))
+        .saturating_add(exponent);
     let sign = if value < 0.0 { "-" } else { "" };
-    format!("{sign}{}", place_point(&digits, exponent.saturating_add(1)))
+    format!("{sign}{}", place_point(digits, point))
 }
 
 /// Writes the digits `d1 d2 ... dk` with value `0.d1d2...dk * 10^n` the way ECMAScript's
@@ -186,6 +199,21 @@ mod tests {
         ];
         for (value, text) in cases {
             assert_eq!(js_number_text(value), text, "{value:e}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn number_text_round_trips_and_has_javascript_shape(bits in proptest::num::u64::ANY) {
+            let value = f64::from_bits(bits);
+            proptest::prop_assume!(value.is_finite());
+            let text = js_number_text(value);
+            let back: f64 = text.parse().unwrap();
+            proptest::prop_assert!(back == value, "{} -> {} -> {}", value, text, back);
+            proptest::prop_assert!(!text.ends_with(".0") && !text.contains("e0"), "{}", text);
+            if value.fract() == 0.0 && value.abs() < 1e21 {
+                proptest::prop_assert!(!text.contains('e') && !text.contains('.'), "{}", text);
+            }
         }
     }
 

@@ -58,6 +58,7 @@ mod jsjson;
 mod location;
 mod observe;
 mod parse;
+mod plain;
 mod request;
 mod trajectory;
 mod views;
@@ -79,6 +80,7 @@ pub use fold::{
 pub use jsjson::{js_number_text, js_stringify};
 pub use location::{Location, Locator};
 pub use parse::parse_events;
+pub use plain::{node_from_json, snapshot_from_json, window_start_from_json};
 pub use request::{
     inspect_request_prompt, ChangeKind, PromptChange, PromptSnapshot, RequestPromptInspection,
 };

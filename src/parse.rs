@@ -178,15 +178,136 @@ impl<'de> Deserialize<'de> for Scalar {
     }
 }
 
-/// A map key read as text (any other key type becomes an empty name and is skipped).
-struct Key(String);
+/// A map key the parser knows, read without allocating.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Field {
+    Seq,
+    Time,
+    Type,
+    SurfaceOp,
+    Data,
+    Turn,
+    Step,
+    Message,
+    Header,
+    Reason,
+    StartsSeries,
+    Content,
+    Text,
+    Op,
+    StartSeq,
+    EndSeq,
+    Config,
+    Tools,
+    Other,
+}
 
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
-        match Scalar::deserialize(d)? {
-            Scalar::Text(text) => Ok(Key(text)),
-            _ => Ok(Key(String::new())),
-        }
+impl<'de> Deserialize<'de> for Field {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Field, D::Error> {
+        d.deserialize_identifier(FieldVisitor)
+    }
+}
+
+struct FieldVisitor;
+
+impl Visitor<'_> for FieldVisitor {
+    type Value = Field;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a field name")
+    }
+    fn visit_str<E>(self, name: &str) -> Result<Field, E> {
+        Ok(match name {
+            "seq" => Field::Seq,
+            "time" => Field::Time,
+            "type" => Field::Type,
+            "surfaceOp" => Field::SurfaceOp,
+            "data" => Field::Data,
+            "turn" => Field::Turn,
+            "step" => Field::Step,
+            "message" => Field::Message,
+            "header" => Field::Header,
+            "reason" => Field::Reason,
+            "startsSeries" => Field::StartsSeries,
+            "content" => Field::Content,
+            "text" => Field::Text,
+            "op" => Field::Op,
+            "startSeq" => Field::StartSeq,
+            "endSeq" => Field::EndSeq,
+            "config" => Field::Config,
+            "tools" => Field::Tools,
+            _ => Field::Other,
+        })
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Field, E> {
+        Ok(Field::Other)
+    }
+    fn visit_bytes<E>(self, _: &[u8]) -> Result<Field, E> {
+        Ok(Field::Other)
+    }
+}
+
+/// An event type the parser tells apart, read without allocating.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum TypeTag {
+    /// No `type` member.
+    #[default]
+    Absent,
+    SystemMessage,
+    RequestHeader,
+    TurnStart,
+    TurnEnd,
+    StepStart,
+    StepEnd,
+    /// Any other string, or a `type` that is not a string.
+    Other,
+}
+
+impl<'de> Deserialize<'de> for TypeTag {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TypeTag, D::Error> {
+        d.deserialize_any(TypeTagVisitor)
+    }
+}
+
+struct TypeTagVisitor;
+
+impl<'de> Visitor<'de> for TypeTagVisitor {
+    type Value = TypeTag;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an event type")
+    }
+    fn visit_str<E>(self, name: &str) -> Result<TypeTag, E> {
+        Ok(match name {
+            "system/message" => TypeTag::SystemMessage,
+            "request/header" => TypeTag::RequestHeader,
+            "turn/start" => TypeTag::TurnStart,
+            "turn/end" => TypeTag::TurnEnd,
+            "step/start" => TypeTag::StepStart,
+            "step/end" => TypeTag::StepEnd,
+            _ => TypeTag::Other,
+        })
+    }
+    fn visit_unit<E>(self) -> Result<TypeTag, E> {
+        Ok(TypeTag::Other)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<TypeTag, E> {
+        Ok(TypeTag::Other)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<TypeTag, E> {
+        Ok(TypeTag::Other)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<TypeTag, E> {
+        Ok(TypeTag::Other)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<TypeTag, E> {
+        Ok(TypeTag::Other)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<TypeTag, A::Error> {
+        ScalarVisitor.visit_seq(seq).map(|_| TypeTag::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<TypeTag, A::Error> {
+        ScalarVisitor.visit_map(map).map(|_| TypeTag::Other)
     }
 }
 
@@ -201,7 +322,7 @@ pub(crate) enum RawEvent {
 pub(crate) struct RawObject {
     seq: Scalar,
     time: Scalar,
-    kind: Scalar,
+    kind: TypeTag,
     surface_op: RawSurfaceOp,
     data: RawData,
 }
@@ -228,13 +349,13 @@ impl<'de> Visitor<'de> for EventVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEvent, A::Error> {
         let mut raw = RawObject::default();
-        while let Some(Key(key)) = map.next_key::<Key>()? {
-            match key.as_str() {
-                "seq" => raw.seq = map.next_value()?,
-                "time" => raw.time = map.next_value()?,
-                "type" => raw.kind = map.next_value()?,
-                "surfaceOp" => raw.surface_op = map.next_value()?,
-                "data" => {
+        while let Some(field) = map.next_key::<Field>()? {
+            match field {
+                Field::Seq => raw.seq = map.next_value()?,
+                Field::Time => raw.time = map.next_value()?,
+                Field::Type => raw.kind = map.next_value()?,
+                Field::SurfaceOp => raw.surface_op = map.next_value()?,
+                Field::Data => {
                     let wants = DataWants::for_type(&raw.kind);
                     raw.data = map.next_value_seed(wants)?;
                 }
@@ -304,11 +425,11 @@ impl<'de> Visitor<'de> for SurfaceOpVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawSurfaceOp, A::Error> {
         let (mut op, mut start, mut end) = (Scalar::Absent, Scalar::Absent, Scalar::Absent);
-        while let Some(Key(key)) = map.next_key::<Key>()? {
-            match key.as_str() {
-                "op" => op = map.next_value()?,
-                "startSeq" => start = map.next_value()?,
-                "endSeq" => end = map.next_value()?,
+        while let Some(field) = map.next_key::<Field>()? {
+            match field {
+                Field::Op => op = map.next_value()?,
+                Field::StartSeq => start = map.next_value()?,
+                Field::EndSeq => end = map.next_value()?,
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -353,15 +474,15 @@ struct DataWants {
 }
 
 impl DataWants {
-    fn for_type(kind: &Scalar) -> DataWants {
+    fn for_type(kind: &TypeTag) -> DataWants {
         match kind {
-            Scalar::Text(name) => DataWants {
-                message: name == "system/message",
-                header: name == "request/header",
-            },
-            _ => DataWants {
+            TypeTag::Absent => DataWants {
                 message: true,
                 header: true,
+            },
+            kind => DataWants {
+                message: *kind == TypeTag::SystemMessage,
+                header: *kind == TypeTag::RequestHeader,
             },
         }
     }
@@ -397,18 +518,18 @@ impl<'de> Visitor<'de> for DataVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawData, A::Error> {
         let wants = self.0;
         let mut data = RawData::default();
-        while let Some(Key(key)) = map.next_key::<Key>()? {
-            match key.as_str() {
-                "turn" => data.turn = map.next_value()?,
-                "step" => data.step = map.next_value()?,
-                "message" if wants.message => data.text = map.next_value::<PromptText>()?.0,
-                "header" if wants.header => {
+        while let Some(field) = map.next_key::<Field>()? {
+            match field {
+                Field::Turn => data.turn = map.next_value()?,
+                Field::Step => data.step = map.next_value()?,
+                Field::Message if wants.message => data.text = map.next_value::<PromptText>()?.0,
+                Field::Header if wants.header => {
                     let header = map.next_value::<HeaderFields>()?;
                     data.config = header.config;
                     data.tools = header.tools;
                 }
-                "reason" if wants.header => data.reason = map.next_value()?,
-                "startsSeries" if wants.header => data.starts_series = map.next_value()?,
+                Field::Reason if wants.header => data.reason = map.next_value()?,
+                Field::StartsSeries if wants.header => data.starts_series = map.next_value()?,
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -462,8 +583,8 @@ impl<'de> Visitor<'de> for PromptTextVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PromptText, A::Error> {
         let mut text = String::new();
-        while let Some(Key(key)) = map.next_key::<Key>()? {
-            if key == "content" {
+        while let Some(field) = map.next_key::<Field>()? {
+            if field == Field::Content {
                 text = map.next_value::<ContentText>()?.0;
             } else {
                 map.next_value::<IgnoredAny>()?;
@@ -571,10 +692,10 @@ impl<'de> Visitor<'de> for TextBlockVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TextBlock, A::Error> {
         let (mut kind, mut text) = (Scalar::Absent, Scalar::Absent);
-        while let Some(Key(key)) = map.next_key::<Key>()? {
-            match key.as_str() {
-                "type" => kind = map.next_value()?,
-                "text" => text = map.next_value()?,
+        while let Some(field) = map.next_key::<Field>()? {
+            match field {
+                Field::Type => kind = map.next_value()?,
+                Field::Text => text = map.next_value()?,
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -620,13 +741,53 @@ struct HeaderFields {
 
 impl<'de> Deserialize<'de> for HeaderFields {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<HeaderFields, D::Error> {
-        match Value::deserialize(d)? {
-            Value::Object(mut map) => Ok(HeaderFields {
-                config: map.shift_remove("config"),
-                tools: map.shift_remove("tools"),
-            }),
-            _ => Ok(HeaderFields::default()),
+        d.deserialize_any(HeaderVisitor)
+    }
+}
+
+struct HeaderVisitor;
+
+impl<'de> Visitor<'de> for HeaderVisitor {
+    type Value = HeaderFields;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a request header")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<HeaderFields, A::Error> {
+        let mut header = HeaderFields::default();
+        while let Some(field) = map.next_key::<Field>()? {
+            match field {
+                Field::Config => header.config = Some(map.next_value()?),
+                Field::Tools => header.tools = Some(map.next_value()?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
         }
+        Ok(header)
+    }
+    fn visit_unit<E>(self) -> Result<HeaderFields, E> {
+        Ok(HeaderFields::default())
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<HeaderFields, E> {
+        Ok(HeaderFields::default())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<HeaderFields, E> {
+        Ok(HeaderFields::default())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<HeaderFields, E> {
+        Ok(HeaderFields::default())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<HeaderFields, E> {
+        Ok(HeaderFields::default())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<HeaderFields, E> {
+        Ok(HeaderFields::default())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<HeaderFields, A::Error> {
+        ScalarVisitor
+            .visit_seq(seq)
+            .map(|_| HeaderFields::default())
     }
 }
 
@@ -661,7 +822,7 @@ impl RawEvent {
                 .map_or(TurnField::Absent, TurnField::Turn),
         };
         let step = raw.data.step.non_negative_integer();
-        let kind = event_kind(&raw.kind, raw.data);
+        let kind = event_kind(raw.kind, raw.data);
         Ok(SessionEvent {
             seq,
             time,
@@ -673,15 +834,12 @@ impl RawEvent {
     }
 }
 
-fn event_kind(kind: &Scalar, data: RawData) -> EventKind {
-    let Scalar::Text(name) = kind else {
-        return EventKind::Other;
-    };
-    match name.as_str() {
-        "system/message" => EventKind::SystemMessage {
+fn event_kind(kind: TypeTag, data: RawData) -> EventKind {
+    match kind {
+        TypeTag::SystemMessage => EventKind::SystemMessage {
             text: Rc::from(data.text.unwrap_or_default()),
         },
-        "request/header" => {
+        TypeTag::RequestHeader => {
             let reason = match &data.reason {
                 Scalar::Text(reason) => match reason.as_str() {
                     "initial" => HeaderReason::Initial,
@@ -700,11 +858,11 @@ fn event_kind(kind: &Scalar, data: RawData) -> EventKind {
                 starts_series,
             )))
         }
-        "turn/start" => EventKind::TurnStart,
-        "turn/end" => EventKind::TurnEnd,
-        "step/start" => EventKind::StepStart,
-        "step/end" => EventKind::StepEnd,
-        _ => EventKind::Other,
+        TypeTag::TurnStart => EventKind::TurnStart,
+        TypeTag::TurnEnd => EventKind::TurnEnd,
+        TypeTag::StepStart => EventKind::StepStart,
+        TypeTag::StepEnd => EventKind::StepEnd,
+        TypeTag::Absent | TypeTag::Other => EventKind::Other,
     }
 }
 

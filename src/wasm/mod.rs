@@ -1,1 +1,64 @@
-//! The JavaScript API (wasm32 only).
+//! The JavaScript API (wasm32 only): a thin layer that converts JS values to the core's types
+//! and back, and turns [`crate::Error`] into JS `Error`s with a stable `code`.
+
+mod conversation;
+mod convert;
+mod error;
+mod state;
+
+#[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
+const INPUT_TYPES: &'static str = r#"
+/** A surface operation: append at the end, or replace the nodes from `startSeq` to `endSeq`. */
+export type SurfaceOp = "append" | { op: "replace"; startSeq: number; endSeq: number };
+
+/** One event of a session log. Unknown types and fields are ignored. */
+export interface SessionEvent {
+  seq: number;
+  time: number;
+  type: string;
+  data?: unknown;
+  surfaceOp?: SurfaceOp | null;
+  sourceEventSeqs?: number[];
+  ignorable?: boolean;
+}
+
+/** Options of `inspectSystemPrompt`. */
+export interface InspectOptions {
+  /** The window's first loaded seq (D2): endpoints at or after it are known. */
+  windowStart?: number;
+}
+
+/** The prompt a request sent (the upstream name of `PromptSnapshot`). */
+export type ConversationPromptSnapshot = PromptSnapshot;
+
+/** Stable codes of the errors promptfold throws. */
+export type ErrorCode =
+  | "MALFORMED_JSON"
+  | "NOT_AN_ARRAY"
+  | "NOT_AN_OBJECT"
+  | "MISSING_SEQ"
+  | "INVALID_SEQ"
+  | "NON_INCREASING_SEQ"
+  | "PREPEND_NOT_OLDER"
+  | "INVALID_SURFACE_OP"
+  | "UNSUPPORTED_VALUE"
+  | "INVALID_ARGUMENT"
+  | "NOT_A_REQUEST_HEADER";
+
+/** What promptfold throws: an `Error` with a stable `code`, and the offending event's place. */
+export interface PromptfoldError extends Error {
+  readonly name: "PromptfoldError";
+  readonly code: ErrorCode;
+  /** Position of the offending event in the batch passed to the call. */
+  readonly index: number | undefined;
+  /** Seq of the offending event, when it has a usable one. */
+  readonly seq: number | undefined;
+}
+"#;
+
+/// The size of this module's WebAssembly memory in bytes. It only grows; a steady value under
+/// load means nothing leaks.
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = wasmMemoryBytes)]
+pub fn wasm_memory_bytes() -> f64 {
+    (core::arch::wasm32::memory_size(0) as f64) * 65536.0
+}

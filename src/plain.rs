@@ -1,0 +1,163 @@
+//! Reading the plain-data arguments of the upstream-style functions (a previous prompt
+//! snapshot, a system node, options) from JSON values, with typed errors.
+
+use std::rc::Rc;
+
+use serde_json::{Map, Value};
+
+use crate::error::Error;
+use crate::event::{Seq, MAX_SAFE_INTEGER};
+use crate::fold::SystemPromptNode;
+use crate::request::PromptSnapshot;
+
+fn invalid(argument: &str, message: String) -> Error {
+    Error::InvalidArgument {
+        argument: argument.to_owned(),
+        message,
+    }
+}
+
+fn object<'a>(value: &'a Value, argument: &str) -> Result<&'a Map<String, Value>, Error> {
+    value
+        .as_object()
+        .ok_or_else(|| invalid(argument, "expected an object".to_owned()))
+}
+
+fn safe_integer(value: &Value) -> Option<i64> {
+    let number = value.as_f64()?;
+    (number.fract() == 0.0 && number.abs() <= MAX_SAFE_INTEGER as f64).then_some(number as i64)
+}
+
+/// Reads a `{ config?, system?, tools? }` prompt snapshot (`tools` not an array means `[]`).
+pub fn snapshot_from_json(value: &Value) -> Result<PromptSnapshot, Error> {
+    let map = object(value, "previous")?;
+    let system = match map.get("system") {
+        None | Some(Value::Null) => "",
+        Some(Value::String(text)) => text.as_str(),
+        Some(_) => return Err(invalid("previous", "`system` must be a string".to_owned())),
+    };
+    let config = map.get("config").cloned();
+    let tools = map.get("tools").cloned().unwrap_or(Value::Null);
+    Ok(PromptSnapshot::new(config, system, tools))
+}
+
+/// Reads a `{ seq, time?, turn?, step?, text?, update? }` system prompt node.
+pub fn node_from_json(value: &Value) -> Result<SystemPromptNode, Error> {
+    let map = object(value, "system")?;
+    let count = |name: &str| -> Result<u64, Error> {
+        match map.get(name) {
+            None | Some(Value::Null) => Ok(0),
+            Some(value) => safe_integer(value)
+                .and_then(|n| u64::try_from(n).ok())
+                .ok_or_else(|| {
+                    invalid("system", format!("`{name}` must be a non-negative integer"))
+                }),
+        }
+    };
+    let seq: Seq = map
+        .get("seq")
+        .and_then(safe_integer)
+        .ok_or_else(|| invalid("system", "`seq` must be a safe integer".to_owned()))?;
+    let time = match map.get("time") {
+        None | Some(Value::Null) => 0.0,
+        Some(value) => value
+            .as_f64()
+            .ok_or_else(|| invalid("system", "`time` must be a number".to_owned()))?,
+    };
+    let text = match map.get("text") {
+        None | Some(Value::Null) => Rc::from(""),
+        Some(Value::String(text)) => Rc::from(text.as_str()),
+        Some(_) => return Err(invalid("system", "`text` must be a string".to_owned())),
+    };
+    let update = match map.get("update") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(update)) => *update,
+        Some(_) => return Err(invalid("system", "`update` must be a boolean".to_owned())),
+    };
+    Ok(SystemPromptNode {
+        seq,
+        time,
+        turn: count("turn")?,
+        step: count("step")?,
+        text,
+        update,
+    })
+}
+
+/// Reads `{ windowStart? }`: the window start, rounded down to an integer.
+pub fn window_start_from_json(value: &Value) -> Result<Option<Seq>, Error> {
+    let map = object(value, "options")?;
+    match map.get("windowStart") {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => {
+            let start = value
+                .as_f64()
+                .filter(|start| start.abs() <= MAX_SAFE_INTEGER as f64)
+                .ok_or_else(|| {
+                    invalid("options", "`windowStart` must be a safe integer".to_owned())
+                })?;
+            Ok(Some(start.floor() as Seq))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_snapshots_nodes_and_options() {
+        let snapshot =
+            snapshot_from_json(&json!({ "config": { "m": 1 }, "system": "A", "tools": "x" }))
+                .unwrap();
+        assert_eq!((&*snapshot.system, snapshot.tools_text()), ("A", "[]"));
+        let node = node_from_json(
+            &json!({ "seq": 3, "time": 4.5, "turn": 1, "step": 2, "text": "B", "update": true }),
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                node.seq,
+                node.time,
+                node.turn,
+                node.step,
+                &*node.text,
+                node.update
+            ),
+            (3, 4.5, 1, 2, "B", true)
+        );
+        assert_eq!(
+            window_start_from_json(&json!({ "windowStart": 7.9 })).unwrap(),
+            Some(7)
+        );
+        assert_eq!(window_start_from_json(&json!({})).unwrap(), None);
+    }
+
+    #[test]
+    fn rejects_wrong_shapes_with_the_argument_named() {
+        for (result, argument) in [
+            (snapshot_from_json(&json!([])).err(), "previous"),
+            (
+                snapshot_from_json(&json!({ "system": 1 })).err(),
+                "previous",
+            ),
+            (node_from_json(&json!({ "text": "no seq" })).err(), "system"),
+            (
+                node_from_json(&json!({ "seq": 1, "turn": -1 })).err(),
+                "system",
+            ),
+            (
+                window_start_from_json(&json!({ "windowStart": "x" })).err(),
+                "options",
+            ),
+        ] {
+            match result {
+                Some(Error::InvalidArgument {
+                    argument: found, ..
+                }) => assert_eq!(found, argument),
+                other => panic!("expected InvalidArgument for {argument}, got {other:?}"),
+            }
+        }
+    }
+}

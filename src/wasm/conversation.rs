@@ -1,0 +1,141 @@
+//! The `Conversation` class: a loaded window of a session log.
+
+use wasm_bindgen::prelude::*;
+
+use super::convert::{events_from_js, seq_from_js, to_js};
+use super::error::throw;
+use super::state::JsSystemPromptState;
+use crate::conversation::Conversation;
+use crate::error::Error;
+use crate::views::ConversationChange;
+
+/// A window of a session log: load the newest page, append live events, prepend older pages.
+/// Every call returns a `ConversationChange`; a call that throws leaves the window unchanged.
+#[wasm_bindgen(js_name = Conversation)]
+pub struct JsConversation {
+    inner: Conversation,
+}
+
+impl Default for JsConversation {
+    fn default() -> Self {
+        JsConversation::new()
+    }
+}
+
+fn change_to_js(result: Result<ConversationChange, Error>) -> Result<JsValue, JsValue> {
+    to_js(&throw(result)?)
+}
+
+#[wasm_bindgen(js_class = Conversation)]
+impl JsConversation {
+    /// An empty window.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> JsConversation {
+        JsConversation {
+            inner: Conversation::new(),
+        }
+    }
+
+    /// Replaces the window with `events` (ascending seq); `hasMore`: older events exist.
+    #[wasm_bindgen(unchecked_return_type = "ConversationChange")]
+    pub fn load(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "SessionEvent[]")] events: JsValue,
+        #[wasm_bindgen(js_name = hasMore)] has_more: bool,
+    ) -> Result<JsValue, JsValue> {
+        let events = throw(events_from_js(&events))?;
+        change_to_js(self.inner.load(events, has_more))
+    }
+
+    /// Appends live events after the last loaded one.
+    #[wasm_bindgen(unchecked_return_type = "ConversationChange")]
+    pub fn append(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "SessionEvent[]")] events: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let events = throw(events_from_js(&events))?;
+        change_to_js(self.inner.append(events))
+    }
+
+    /// Prepends an older page ("load earlier"); every seq must be below `windowStart`.
+    #[wasm_bindgen(unchecked_return_type = "ConversationChange")]
+    pub fn prepend(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "SessionEvent[]")] events: JsValue,
+        #[wasm_bindgen(js_name = hasMore)] has_more: bool,
+    ) -> Result<JsValue, JsValue> {
+        let events = throw(events_from_js(&events))?;
+        change_to_js(self.inner.prepend(events, has_more))
+    }
+
+    /// `load` from JSON text: a JSON array of events, or JSON lines.
+    #[wasm_bindgen(js_name = loadJson, unchecked_return_type = "ConversationChange")]
+    pub fn load_json(
+        &mut self,
+        text: &str,
+        #[wasm_bindgen(js_name = hasMore)] has_more: bool,
+    ) -> Result<JsValue, JsValue> {
+        change_to_js(self.inner.load_json(text, has_more))
+    }
+
+    /// `append` from JSON text: a JSON array of events, or JSON lines.
+    #[wasm_bindgen(js_name = appendJson, unchecked_return_type = "ConversationChange")]
+    pub fn append_json(&mut self, text: &str) -> Result<JsValue, JsValue> {
+        change_to_js(self.inner.append_json(text))
+    }
+
+    /// `prepend` from JSON text: a JSON array of events, or JSON lines.
+    #[wasm_bindgen(js_name = prependJson, unchecked_return_type = "ConversationChange")]
+    pub fn prepend_json(
+        &mut self,
+        text: &str,
+        #[wasm_bindgen(js_name = hasMore)] has_more: bool,
+    ) -> Result<JsValue, JsValue> {
+        change_to_js(self.inner.prepend_json(text, has_more))
+    }
+
+    /// The fold state in force at `seq` (after every loaded relevant event with seq <= `seq`),
+    /// `undefined` before the first relevant event.
+    #[wasm_bindgen(js_name = stateAt)]
+    pub fn state_at(&self, seq: f64) -> Option<JsSystemPromptState> {
+        let state = self.inner.state_at(seq_from_js(seq)?)?;
+        Some(JsSystemPromptState::new(state.clone()))
+    }
+
+    /// The inspection of the loaded `request/header` at exactly `seq`.
+    #[wasm_bindgen(js_name = requestAt, unchecked_return_type = "RequestPromptInspection | undefined")]
+    pub fn request_at(&self, seq: f64) -> Result<JsValue, JsValue> {
+        let inspection = seq_from_js(seq).and_then(|seq| self.inner.request_at(seq));
+        to_js(&inspection)
+    }
+
+    /// One line per loaded event: the fold state after it and, for headers, the inspection.
+    #[wasm_bindgen(unchecked_return_type = "EventLine[]")]
+    pub fn lines(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.lines())
+    }
+
+    /// The chat cards and trajectory of the window.
+    #[wasm_bindgen(unchecked_return_type = "Views")]
+    pub fn views(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.views())
+    }
+
+    /// The first loaded seq, `undefined` for an empty window.
+    #[wasm_bindgen(getter, js_name = windowStart)]
+    pub fn window_start(&self) -> Option<f64> {
+        self.inner.window_start().map(|seq| seq as f64)
+    }
+
+    /// Whether older events exist that are not loaded.
+    #[wasm_bindgen(getter, js_name = hasMore)]
+    pub fn has_more(&self) -> bool {
+        self.inner.has_more()
+    }
+
+    /// Number of loaded events.
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> usize {
+        self.inner.len()
+    }
+}

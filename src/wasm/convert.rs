@@ -1,0 +1,104 @@
+//! Conversions between JS values and the core's types. Inputs cross as JSON text (one
+//! `JSON.stringify` in the engine, one parser in Rust: faster than walking JS objects field by
+//! field, and one deserializer in the module); outputs cross as plain JS objects built by one
+//! serializer configuration.
+
+use serde::Serialize;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use crate::error::Error;
+use crate::event::{Seq, SessionEvent};
+use crate::parse::parse_events;
+
+/// Converts a Rust value to a plain JS value: maps become plain objects, absent members
+/// `undefined`, integers JS numbers.
+pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    serialize(value, false)
+}
+
+/// [`to_js`] with `null` for absent members, for `toJSON()` (FORMAT.md's JSON shapes).
+pub(crate) fn to_json_value<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    serialize(value, true)
+}
+
+fn serialize<T: Serialize + ?Sized>(value: &T, missing_as_null: bool) -> Result<JsValue, JsValue> {
+    let serializer = serde_wasm_bindgen::Serializer::new()
+        .serialize_maps_as_objects(true)
+        .serialize_missing_as_null(missing_as_null);
+    value
+        .serialize(&serializer)
+        .map_err(|err| JsValue::from(js_sys::Error::new(&err.to_string())))
+}
+
+/// Reads a batch of events from a JS array.
+pub(crate) fn events_from_js(value: &JsValue) -> Result<Vec<SessionEvent>, Error> {
+    let Some(array) = value.dyn_ref::<js_sys::Array>() else {
+        return Err(Error::NotAnArray {
+            found: js_type_name(value),
+        });
+    };
+    match stringify(value) {
+        Some(text) => parse_events(&text),
+        None => Err(unsupported_element(array)),
+    }
+}
+
+/// The first element `JSON.stringify` cannot write (a BigInt, a cycle), as an error.
+fn unsupported_element(array: &js_sys::Array) -> Error {
+    let index = array
+        .iter()
+        .position(|element| stringify(&element).is_none())
+        .unwrap_or(0);
+    Error::UnsupportedValue {
+        index,
+        message: "JSON.stringify cannot write it (a BigInt or a cycle?)".to_owned(),
+    }
+}
+
+/// Reads one event.
+pub(crate) fn event_from_js(value: &JsValue) -> Result<SessionEvent, Error> {
+    events_from_js(&js_sys::Array::of1(value))?
+        .pop()
+        .ok_or_else(|| invalid("event", "no event"))
+}
+
+/// Reads an optional plain-data argument as JSON; `undefined` and `null` are `None`.
+pub(crate) fn optional_json(value: &JsValue, argument: &str) -> Result<Option<Value>, Error> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    let text = stringify(value).ok_or_else(|| invalid(argument, "not representable as JSON"))?;
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|err| invalid(argument, &err.to_string()))
+}
+
+/// An [`Error::InvalidArgument`].
+pub(crate) fn invalid(argument: &str, message: &str) -> Error {
+    Error::InvalidArgument {
+        argument: argument.to_owned(),
+        message: message.to_owned(),
+    }
+}
+
+fn stringify(value: &JsValue) -> Option<String> {
+    js_sys::JSON::stringify(value).ok()?.as_string()
+}
+
+/// A seq given by JS as a number: rounded down and clamped; `None` for NaN.
+pub(crate) fn seq_from_js(value: f64) -> Option<Seq> {
+    if value.is_nan() {
+        return None;
+    }
+    let floor = value.floor();
+    let limit = crate::event::MAX_SAFE_INTEGER as f64;
+    Some(floor.clamp(-limit, limit) as Seq)
+}
+
+fn js_type_name(value: &JsValue) -> String {
+    if value.is_null() {
+        return "null".to_owned();
+    }
+    value.js_typeof().as_string().unwrap_or_default()
+}

@@ -1,0 +1,113 @@
+// Every conformance case through the JS API in Node, section by section as the native runner
+// does: pure (inspectSystemPrompt / inspectRequestPrompt), window (lines), final (views),
+// stages (load + prepend), D1 (live appends), and the change reports replayed into a card list.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { loadCases } from "./cases.mjs";
+import { firstDifference } from "./compare.mjs";
+import { promptfold } from "./promptfold.mjs";
+
+const { Conversation, inspectSystemPrompt, inspectRequestPrompt } = promptfold;
+
+function pureLines(events) {
+  const lines = [];
+  let state;
+  let previous;
+  for (const event of events) {
+    let request;
+    if (event.type === "request/header") {
+      request = inspectRequestPrompt(previous, event, state?.effective);
+      previous = request.prompt;
+    }
+    const next = inspectSystemPrompt(state, event);
+    if (next !== state && state) state.free();
+    state = next;
+    lines.push({ seq: event.seq, system: state ? state.toJSON() : null, ...(request ? { request } : {}) });
+  }
+  state?.free();
+  return lines;
+}
+
+class ReplayedChat {
+  cards = new Map();
+  apply(change) {
+    for (const key of change.chat.removed) this.cards.delete(key);
+    for (const card of [...change.chat.added, ...change.chat.changed]) this.cards.set(card.key, card);
+  }
+  list() {
+    const order = (card) => [card.anchorSeq, card.source === "request" ? 0 : 1, card.seq];
+    return [...this.cards.values()].sort((a, b) => {
+      const [x, y] = [order(a), order(b)];
+      return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+    });
+  }
+}
+
+function runCase(kase, check) {
+  const { events, expected } = kase;
+  check("pure", pureLines(events), expected.pure);
+
+  const loaded = new Conversation();
+  const replay = new ReplayedChat();
+  try {
+    replay.apply(loaded.load(events, kase.hasMore ?? false));
+    check("window", loaded.lines(), expected.window);
+    check("final", loaded.views(), expected.final);
+    check("load change report", replay.list(), expected.final.chat);
+    check("windowStart", loaded.windowStart, events[0]?.seq);
+  } finally {
+    loaded.free();
+  }
+
+  const live = new Conversation();
+  const liveReplay = new ReplayedChat();
+  try {
+    for (const event of events) liveReplay.apply(live.append([event]));
+    check("D1 live window", live.lines(), expected.window);
+    check("D1 live final", live.views(), expected.final);
+    check("D1 live change reports", liveReplay.list(), expected.final.chat);
+  } finally {
+    live.free();
+  }
+
+  if (kase.stages) {
+    const staged = new Conversation();
+    const stagedReplay = new ReplayedChat();
+    let end;
+    try {
+      kase.stages.forEach((stage, i) => {
+        const page = events.filter((e) => e.seq >= stage.fromSeq && (end === undefined || e.seq < end));
+        stagedReplay.apply(end === undefined ? staged.load(page, stage.hasMore) : staged.prepend(page, stage.hasMore));
+        end = stage.fromSeq;
+        check(`stages[${i}]`, staged.views(), expected.stages[i]);
+        check(`stages[${i}] change reports`, stagedReplay.list(), expected.stages[i].chat);
+        check(`stages[${i}] hasMore`, staged.hasMore, stage.hasMore);
+      });
+    } finally {
+      staged.free();
+    }
+  }
+}
+
+test("conformance cases through the JS API", () => {
+  const cases = loadCases();
+  assert.ok(cases.length > 0, "no conformance cases found");
+  let checks = 0;
+  const failures = [];
+  for (const kase of cases) {
+    const check = (section, actual, expected) => {
+      checks++;
+      const difference = firstDifference(actual, expected);
+      if (difference) failures.push(`${kase.name}: ${section}: ${difference}`);
+    };
+    try {
+      runCase(kase, check);
+    } catch (error) {
+      checks++;
+      failures.push(`${kase.name}: threw ${error?.code ?? ""} ${error?.message ?? error}`);
+    }
+  }
+  for (const failure of failures) console.log(`FAILED ${failure}`);
+  console.log(`js conformance: ${cases.length} cases, ${checks} checks, ${failures.length} failed`);
+  assert.equal(failures.length, 0, `${failures.length} conformance checks failed`);
+});

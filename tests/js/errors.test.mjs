@@ -1,0 +1,146 @@
+// Bad input through the JS API: each call throws a PromptfoldError with a stable code, the
+// offending event's index and seq, and leaves the conversation exactly as it was.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { promptfold } from "./promptfold.mjs";
+
+const { Conversation, inspectSystemPrompt, inspectRequestPrompt } = promptfold;
+
+const system = (seq, text, op = "append") => ({
+  seq, time: seq, type: "system/message", surfaceOp: op,
+  data: { turn: 1, step: 1, message: { role: "system", content: [{ type: "text", text }] } },
+});
+const header = (seq, reason = "initial") => ({
+  seq, time: seq, type: "request/header", data: { reason, header: { config: {}, tools: [] } },
+});
+const window = [
+  { seq: 10, time: 10, type: "turn/start", data: { turn: 1 } },
+  { seq: 11, time: 11, type: "step/start", data: { turn: 1, step: 1 } },
+  system(12, "A"),
+  header(13),
+];
+
+function loaded() {
+  const conversation = new Conversation();
+  conversation.load(window, true);
+  return conversation;
+}
+
+function snapshot(conversation) {
+  return JSON.stringify({
+    lines: conversation.lines(),
+    views: conversation.views(),
+    windowStart: conversation.windowStart,
+    hasMore: conversation.hasMore,
+    length: conversation.length,
+  });
+}
+
+function expectRejected(call, { code, index, seq }) {
+  const conversation = loaded();
+  const before = snapshot(conversation);
+  assert.throws(() => call(conversation), (error) => {
+    assert.ok(error instanceof Error, "an Error instance");
+    assert.equal(error.name, "PromptfoldError");
+    assert.equal(error.code, code);
+    assert.equal(error.index, index);
+    assert.equal(error.seq, seq);
+    assert.ok(error.message.length > 0);
+    return true;
+  });
+  assert.equal(snapshot(conversation), before, "the window is unchanged");
+  conversation.free();
+}
+
+test("malformed JSON text", () => {
+  expectRejected((c) => c.appendJson('[{"seq": 20,'), { code: "MALFORMED_JSON" });
+  expectRejected((c) => c.loadJson('{"seq": 1}\n{"seq": ', false), { code: "MALFORMED_JSON" });
+  const conversation = new Conversation();
+  assert.throws(() => conversation.loadJson("[1, 2", false), (e) => e.code === "MALFORMED_JSON" && /line 1/.test(e.message));
+  assert.throws(() => conversation.loadJson('{"seq":1}\n\n{"seq": x}', false), (e) => /line 3/.test(e.message));
+  conversation.free();
+});
+
+test("a non-array", () => {
+  expectRejected((c) => c.append({ seq: 20 }), { code: "NOT_AN_ARRAY" });
+  expectRejected((c) => c.load("[]", false), { code: "NOT_AN_ARRAY" });
+  expectRejected((c) => c.prepend(undefined, false), { code: "NOT_AN_ARRAY" });
+  expectRejected((c) => c.loadJson("42", false), { code: "NOT_AN_ARRAY" });
+});
+
+test("an element that is not an event object", () => {
+  expectRejected((c) => c.append([{ seq: 20, time: 20, type: "x" }, 7]), { code: "NOT_AN_OBJECT", index: 1 });
+  expectRejected((c) => c.append([null]), { code: "NOT_AN_OBJECT", index: 0 });
+});
+
+test("an event without seq, or with a seq that is not a safe integer", () => {
+  expectRejected((c) => c.append([{ time: 1, type: "user/message", data: {} }]), { code: "MISSING_SEQ", index: 0 });
+  expectRejected((c) => c.append([{ seq: 20.5, time: 1, type: "x" }]), { code: "INVALID_SEQ", index: 0 });
+  expectRejected((c) => c.append([{ seq: "21", time: 1, type: "x" }]), { code: "INVALID_SEQ", index: 0 });
+  expectRejected((c) => c.append([{ seq: 2 ** 60, time: 1, type: "x" }]), { code: "INVALID_SEQ", index: 0 });
+});
+
+test("a non-increasing seq", () => {
+  expectRejected((c) => c.append([{ seq: 13, time: 1, type: "x" }]), { code: "NON_INCREASING_SEQ", index: 0, seq: 13 });
+  expectRejected((c) => c.append([{ seq: 20, type: "x" }, { seq: 20, type: "x" }]), { code: "NON_INCREASING_SEQ", index: 1, seq: 20 });
+  expectRejected((c) => c.load([{ seq: 5, type: "x" }, { seq: 4, type: "x" }], false), { code: "NON_INCREASING_SEQ", index: 1, seq: 4 });
+});
+
+test("a prepended page not older than the window", () => {
+  expectRejected((c) => c.prepend([{ seq: 8, type: "x" }, { seq: 10, type: "x" }], false), { code: "PREPEND_NOT_OLDER", index: 1, seq: 10 });
+  expectRejected((c) => c.prependJson('[{"seq": 30, "type": "x"}]', false), { code: "PREPEND_NOT_OLDER", index: 0, seq: 30 });
+});
+
+test("a wrong surfaceOp shape", () => {
+  const bad = (surfaceOp) => [{ seq: 20, time: 20, type: "user/message", data: {}, surfaceOp }];
+  expectRejected((c) => c.append(bad("prepend")), { code: "INVALID_SURFACE_OP", index: 0, seq: 20 });
+  expectRejected((c) => c.append(bad({ op: "delete", startSeq: 11, endSeq: 12 })), { code: "INVALID_SURFACE_OP", index: 0, seq: 20 });
+  expectRejected((c) => c.append(bad({ op: "replace", startSeq: 11 })), { code: "INVALID_SURFACE_OP", index: 0, seq: 20 });
+  expectRejected((c) => c.append(bad({ op: "replace", startSeq: 11, endSeq: 25 })), { code: "INVALID_SURFACE_OP", index: 0, seq: 20 });
+  expectRejected((c) => c.append(bad(3)), { code: "INVALID_SURFACE_OP", index: 0, seq: 20 });
+});
+
+test("values JSON cannot write: BigInt and cycles", () => {
+  const cyclic = { seq: 21, type: "x", data: {} };
+  cyclic.data.self = cyclic;
+  expectRejected((c) => c.append([{ seq: 20, type: "x" }, { seq: 21n, type: "x" }]), { code: "UNSUPPORTED_VALUE", index: 1 });
+  expectRejected((c) => c.append([{ seq: 20, type: "x" }, cyclic]), { code: "UNSUPPORTED_VALUE", index: 1 });
+  // What JSON cannot hold is dropped, as JSON.stringify drops it: a symbol seq is a missing seq.
+  expectRejected((c) => c.append([{ seq: Symbol("s"), type: "x" }]), { code: "MISSING_SEQ", index: 0 });
+});
+
+test("unknown types and fields are ignored, not rejected", () => {
+  const conversation = loaded();
+  const change = conversation.append([
+    { seq: 20, time: 20, type: "brand/new", data: { anything: [1, { x: 2 }] }, extra: true },
+    { seq: 21, type: "system/message", data: { turn: "one", message: { content: "not an array" } } },
+  ]);
+  assert.equal(conversation.length, 6);
+  assert.equal(change.chat.added.length, 0);
+  conversation.free();
+});
+
+test("plain functions: bad arguments", () => {
+  assert.throws(() => inspectSystemPrompt(undefined, { type: "system/message" }), (e) => e.code === "MISSING_SEQ");
+  assert.throws(() => inspectSystemPrompt({ not: "a state" }, system(1, "A")), (e) => e.code === "INVALID_ARGUMENT");
+  assert.throws(() => inspectSystemPrompt(undefined, system(1, "A"), { windowStart: "x" }), (e) => e.code === "INVALID_ARGUMENT");
+  assert.throws(() => inspectRequestPrompt(undefined, system(1, "A"), undefined), (e) => e.code === "NOT_A_REQUEST_HEADER" && e.seq === 1);
+  assert.throws(() => inspectRequestPrompt(undefined, header(2), { seq: "x" }), (e) => e.code === "INVALID_ARGUMENT");
+  const freed = inspectSystemPrompt(undefined, system(1, "A"));
+  freed.free();
+  assert.throws(() => inspectSystemPrompt(freed, system(2, "B")), (e) => e.code === "INVALID_ARGUMENT");
+});
+
+test("the caller's state handle stays valid after being passed as previous", () => {
+  const first = inspectSystemPrompt(undefined, system(1, "A"));
+  const second = inspectSystemPrompt(first, system(2, "B"));
+  assert.equal(first.effective.text, "A");
+  assert.equal(second.effective.text, "B");
+  assert.equal(second.effective.update, true);
+  assert.deepEqual([...second.replacements], []);
+  const third = inspectSystemPrompt(second, { seq: 3, time: 3, type: "user/message", surfaceOp: { op: "replace", startSeq: 2, endSeq: 2 } });
+  assert.deepEqual([...third.replacements], [[3, 2]]);
+  assert.equal(third.effective.text, "A");
+  assert.equal(first.effective.text, "A");
+  for (const state of [first, second, third]) state.free();
+});

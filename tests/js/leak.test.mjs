@@ -1,0 +1,77 @@
+// Memory: many create/load/free cycles and many dropped state handles leave wasm memory bounded;
+// handles nobody frees are freed by the garbage collector. Run with `node --expose-gc`.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
+import { promptfold } from "./promptfold.mjs";
+
+const { Conversation, inspectSystemPrompt } = promptfold;
+const memory = () => promptfold.wasmMemoryBytes();
+
+function session(n) {
+  const events = [];
+  for (let seq = 1; seq <= n; seq++) {
+    if (seq % 10 === 1) events.push({ seq, time: seq, type: "system/message", surfaceOp: "append", data: { turn: 1, step: 1, message: { content: [{ type: "text", text: `prompt ${seq}` }] } } });
+    else if (seq % 10 === 5) events.push({ seq, time: seq, type: "request/header", data: { reason: "series", header: { config: { m: 1 }, tools: [] } } });
+    else if (seq % 10 === 7) events.push({ seq, time: seq, type: "tool/result", data: { turn: 1, step: 1 }, surfaceOp: { op: "replace", startSeq: seq - 1, endSeq: seq - 1 } });
+    else events.push({ seq, time: seq, type: "tool/result", data: { turn: 1, step: 1 }, surfaceOp: "append" });
+  }
+  return events;
+}
+
+async function collect() {
+  for (let i = 0; i < 4; i++) {
+    global.gc();
+    await sleep(10);
+  }
+}
+
+test("wasm memory stays bounded", { skip: typeof global.gc !== "function" && "needs node --expose-gc" }, async () => {
+  const events = session(60);
+  const text = JSON.stringify(events);
+  for (let i = 0; i < 200; i++) new Conversation().free();
+  await collect();
+  const warm = memory();
+  assert.ok(warm > 0, "wasm memory is visible");
+
+  for (let i = 0; i < 10_000; i++) {
+    const conversation = new Conversation();
+    if (i % 2) conversation.load(events, false);
+    else conversation.loadJson(text, false);
+    conversation.views();
+    conversation.free();
+  }
+  await collect();
+  const afterCycles = memory();
+
+  const conversation = new Conversation();
+  conversation.load(events, false);
+  for (let i = 0; i < 100_000; i++) conversation.stateAt((i % 60) + 1);
+  let state;
+  for (let i = 0; i < 20_000; i++) state = inspectSystemPrompt(state, events[i % 60]);
+  state = undefined;
+  conversation.free();
+  await collect();
+  const afterHandles = memory();
+
+  console.log(`wasm memory: warm ${warm} B, after 10,000 load/free cycles ${afterCycles} B, after 120,000 dropped handles ${afterHandles} B`);
+  assert.ok(afterCycles <= warm + 4 * 1024 * 1024, `cycles grew memory from ${warm} to ${afterCycles}`);
+  assert.ok(afterHandles <= warm + 16 * 1024 * 1024, `dropped handles grew memory from ${warm} to ${afterHandles}`);
+});
+
+test("dropped state handles are freed by the garbage collector", { skip: typeof global.gc !== "function" && "needs node --expose-gc" }, async () => {
+  const events = session(60);
+  const conversation = new Conversation();
+  conversation.load(events, false);
+  await collect();
+  // Churn: if dropped handles were never freed, every pass would keep a little more alive.
+  const sizes = [];
+  for (let pass = 0; pass < 5; pass++) {
+    for (let i = 0; i < 50_000; i++) conversation.stateAt((i % 60) + 1);
+    await collect();
+    sizes.push(memory());
+  }
+  conversation.free();
+  console.log(`wasm memory over 5 passes of 50,000 dropped handles: ${sizes.join(", ")}`);
+  assert.equal(sizes[4], sizes[1], "memory is flat once warm");
+});
