@@ -63,12 +63,16 @@ node -e '
 ' "$out/node/promptfold.js" "$out/node/promptfold.mjs"
 cp "$out/node/promptfold.d.ts" "$out/node/promptfold.d.mts"
 
+# wasm-bindgen types the raw wasm exports (InitOutput, *_bg.wasm.d.ts) with `any`; the public
+# types promise none, and `unknown` says the same without switching type checks off.
+for dts in "$out"/*/*.d.ts; do
+  sed -i -E '/^[[:space:]]*(\*|\/\*)/!s/\bany\b/unknown/g' "$dts"
+done
+
 version=$(awk -F'"' '/^version = / { print $2; exit }' Cargo.toml)
 sed "s/\"version\": \"0.0.0-template\"/\"version\": \"$version\"/" pkg-template/package.json > "$out/package.json"
 cp pkg-template/README.md "$out/README.md"
-for license in LICENSE-MIT LICENSE-APACHE; do
-  [ -f "$license" ] && cp "$license" "$out/"
-done
+cp LICENSE "$out/LICENSE"
 
 raw=$(wc -c < "$out/web/promptfold_bg.wasm")
 gz=$(gzip -9 -c "$out/web/promptfold_bg.wasm" | wc -c)

@@ -1,8 +1,6 @@
 //! The derived data of a window, built by walking its events once in seq order: fold states,
 //! request inspections, chat cards and trajectory facts. Appending events continues the walk.
 
-use std::collections::BTreeSet;
-
 use crate::chat::{ChatBuilder, ChatCard};
 use crate::event::{Seq, SessionEvent};
 use crate::fold::{inspect_system_prompt, SystemPromptState};
@@ -15,8 +13,8 @@ use crate::views::{EventLine, Views};
 /// What a run of events changed: cards added, cards whose anchor moved, and the trajectory.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Delta {
-    pub added: BTreeSet<usize>,
-    pub moved: BTreeSet<usize>,
+    pub added: Vec<usize>,
+    pub moved: Vec<usize>,
     pub trajectory_changed: bool,
 }
 
@@ -136,6 +134,16 @@ impl Analysis {
     /// The card at `index` of a [`Delta`].
     pub fn card(&self, index: usize) -> Option<&ChatCard> {
         self.chat.card(index)
+    }
+
+    /// All chat cards in the order their events came.
+    pub fn cards_by_seq(&self) -> impl Iterator<Item = &ChatCard> + '_ {
+        self.chat.cards_by_seq()
+    }
+
+    /// Whether the trajectory has nothing in it.
+    pub fn trajectory_is_empty(&self) -> bool {
+        self.trajectory.is_empty()
     }
 
     /// All chat cards, in chat order.

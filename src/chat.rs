@@ -32,6 +32,27 @@ impl CardSource {
     }
 }
 
+/// A card's or header fact's key, `source:seq` (`"system:23"`): stable for its lifetime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CardKey {
+    /// The kind of the owning event.
+    pub source: CardSource,
+    /// Seq of the owning event.
+    pub seq: Seq,
+}
+
+impl std::fmt::Display for CardKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.source.name(), self.seq)
+    }
+}
+
+impl Serialize for CardKey {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 /// The i18n key of a card's title.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -50,7 +71,8 @@ pub enum TitleKey {
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChatCard {
     /// `source:seq`, stable for the card's lifetime.
-    pub key: String,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub key: CardKey,
     /// The kind of the owning event.
     pub source: CardSource,
     /// Seq of the owning event.
@@ -64,9 +86,9 @@ pub struct ChatCard {
     pub update: bool,
     /// The title's i18n key.
     pub title_key: TitleKey,
-    /// Turn of the owning event, `null` at session level.
+    /// Turn of the owning event, none at session level.
     pub turn: Option<u64>,
-    /// Step of the owning event, `null` outside a step.
+    /// Step of the owning event, none outside a step.
     pub step: Option<u64>,
 }
 
@@ -134,7 +156,10 @@ impl ChatBuilder {
             (step_rule(seen.location), TitleKey::SystemPrompt)
         };
         let card = ChatCard {
-            key: format!("system:{}", seen.event.seq),
+            key: CardKey {
+                source: CardSource::System,
+                seq: seen.event.seq,
+            },
             source: CardSource::System,
             seq: seen.event.seq,
             anchor_seq: seen.event.seq,
@@ -175,7 +200,10 @@ impl ChatBuilder {
             _ => step_rule(seen.location),
         };
         let card = ChatCard {
-            key: format!("request:{}", seen.event.seq),
+            key: CardKey {
+                source: CardSource::Request,
+                seq: seen.event.seq,
+            },
             source: CardSource::Request,
             seq: seen.event.seq,
             anchor_seq: seen.event.seq,
@@ -264,6 +292,11 @@ impl ChatBuilder {
     /// The card at `index` (as returned in a [`CardDelta`]).
     pub fn card(&self, index: usize) -> Option<&ChatCard> {
         self.cards.get(index).map(|(card, _)| card)
+    }
+
+    /// All cards in the order their events came (ascending seq, one card per event at most).
+    pub fn cards_by_seq(&self) -> impl Iterator<Item = &ChatCard> + '_ {
+        self.cards.iter().map(|(card, _)| card)
     }
 
     /// All cards in chat order.

@@ -1,6 +1,6 @@
 //! The loaded window of a session log: load, live append, load earlier, and what each changed.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Ordering;
 
 use crate::analysis::{Analysis, Delta};
 use crate::chat::ChatCard;
@@ -167,7 +167,10 @@ impl Conversation {
     }
 
     fn report(&self, delta: &Delta) -> ConversationChange {
-        let cards = |indices: &BTreeSet<usize>| -> Vec<ChatCard> {
+        let cards = |indices: &[usize]| -> Vec<ChatCard> {
+            let mut indices = indices.to_vec();
+            indices.sort_unstable();
+            indices.dedup();
             let mut cards: Vec<ChatCard> = indices
                 .iter()
                 .filter_map(|index| self.analysis.card(*index))
@@ -176,7 +179,13 @@ impl Conversation {
             cards.sort_by_key(ChatCard::order);
             cards
         };
-        let moved: BTreeSet<usize> = delta.moved.difference(&delta.added).copied().collect();
+        // Cards added in this call are reported once, as added, with their final anchor.
+        let moved: Vec<usize> = delta
+            .moved
+            .iter()
+            .copied()
+            .filter(|index| delta.added.binary_search(index).is_err())
+            .collect();
         ConversationChange {
             chat: ChatChange {
                 added: cards(&delta.added),
@@ -206,30 +215,48 @@ fn check_ascending(events: &[SessionEvent], after: Option<Seq>) -> Result<(), Er
     Ok(())
 }
 
-/// What changed between two analyses of a window.
+/// What changed between two analyses of a window: cards are matched by key, walking both lists
+/// in seq order (one card per event at most).
 fn compare(old: &Analysis, new: &Analysis) -> ConversationChange {
-    let old_cards = old.cards();
-    let by_key: BTreeMap<&str, &ChatCard> = old_cards
-        .iter()
-        .map(|card| (card.key.as_str(), card))
-        .collect();
-    let new_cards = new.cards();
     let mut chat = ChatChange::default();
-    for card in &new_cards {
-        match by_key.get(card.key.as_str()) {
-            None => chat.added.push(card.clone()),
-            Some(old_card) if *old_card != card => chat.changed.push(card.clone()),
-            Some(_) => {}
+    let mut old_cards = old.cards_by_seq().peekable();
+    let mut new_cards = new.cards_by_seq().peekable();
+    loop {
+        let order = match (old_cards.peek(), new_cards.peek()) {
+            (None, None) => break,
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (Some(a), Some(b)) => (a.seq, a.source).cmp(&(b.seq, b.source)),
+        };
+        match order {
+            Ordering::Less => {
+                if let Some(card) = old_cards.next() {
+                    chat.removed.push(card.key);
+                }
+            }
+            Ordering::Greater => {
+                if let Some(card) = new_cards.next() {
+                    chat.added.push(card.clone());
+                }
+            }
+            Ordering::Equal => {
+                if let (Some(a), Some(b)) = (old_cards.next(), new_cards.next()) {
+                    if a != b {
+                        chat.changed.push(b.clone());
+                    }
+                }
+            }
         }
     }
-    let new_keys: BTreeSet<&str> = new_cards.iter().map(|card| card.key.as_str()).collect();
-    chat.removed = old_cards
-        .iter()
-        .filter(|card| !new_keys.contains(card.key.as_str()))
-        .map(|card| card.key.clone())
-        .collect();
+    chat.added.sort_by_key(ChatCard::order);
+    chat.changed.sort_by_key(ChatCard::order);
+    let trajectory_changed = if old.trajectory_is_empty() || new.trajectory_is_empty() {
+        old.trajectory_is_empty() != new.trajectory_is_empty()
+    } else {
+        old.trajectory() != new.trajectory()
+    };
     ConversationChange {
         chat,
-        trajectory_changed: old.trajectory() != new.trajectory(),
+        trajectory_changed,
     }
 }

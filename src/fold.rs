@@ -42,10 +42,12 @@ pub struct PositionedSystem {
     pub node: SystemPromptNode,
 }
 
-/// A state of the fold as plain data: FORMAT.md's `SystemPromptState`.
+/// A state of the fold as plain data: FORMAT.md's `SystemPromptState` (in JS, as
+/// `SystemPromptStateData` with `undefined` for none, and from `toJSON()` with `null`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(target_arch = "wasm32", tsify(rename = "SystemPromptStateData"))]
 pub struct SystemPromptStateJson {
     /// The first seq the fold knows (the window start, or the first relevant event).
     pub first_seq: Seq,
@@ -55,9 +57,9 @@ pub struct SystemPromptStateJson {
     pub nodes: Vec<PositionedSystem>,
     /// Surviving replacements as `[replacementSeq, position]`, ascending by seq.
     pub replacements: Vec<(Seq, Seq)>,
-    /// The prompt in force, `null` when none.
+    /// The prompt in force, none when there is none (or it is withheld).
     pub effective: Option<SystemPromptNode>,
-    /// The node this event introduced, `null` when none.
+    /// The node this event introduced, none unless it was a system message.
     pub introduced: Option<SystemPromptNode>,
 }
 

@@ -63,10 +63,15 @@ mod request;
 mod trajectory;
 mod views;
 
+/// The JavaScript API, as Rust items (wasm32 only): what the npm package exports.
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;
 
-pub use chat::{CardSource, ChatCard, TitleKey};
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;
+
+pub use chat::{CardKey, CardSource, ChatCard, TitleKey};
 pub use conversation::Conversation;
 pub use error::Error;
 pub use event::{

@@ -1,12 +1,12 @@
 //! Trajectory facts (SPEC section 6): real and synthetic request headers, known system prompts,
 //! and one request per loaded step, built incrementally as events arrive in seq order.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use serde::Serialize;
 
-use crate::chat::CardSource;
+use crate::chat::{CardKey, CardSource};
 use crate::event::{EventKind, Seq, Time};
 use crate::fold::SystemPromptNode;
 use crate::jsjson::serialize_js_number;
@@ -20,7 +20,8 @@ use crate::request::{inspect_header, ChangeKind, PromptChange, PromptSnapshot};
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct HeaderFact {
     /// `source:seq`.
-    pub key: String,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub key: CardKey,
     /// `request` for a real header, `system` for a synthetic one.
     pub source: CardSource,
     /// Seq of the header (for a synthetic one, of the event that changed the prompt).
@@ -34,9 +35,9 @@ pub struct HeaderFact {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub change: Option<PromptChange>,
-    /// Turn of the header event, `null` at session level.
+    /// Turn of the header event, none at session level.
     pub turn: Option<u64>,
-    /// Step of the header event, `null` outside a step.
+    /// Step of the header event, none outside a step.
     pub step: Option<u64>,
 }
 
@@ -231,7 +232,10 @@ impl TrajectoryBuilder {
             }
         }
         self.headers.push(HeaderFact {
-            key: format!("{}:{}", source.name(), seen.event.seq),
+            key: CardKey {
+                source,
+                seq: seen.event.seq,
+            },
             source,
             seq: seen.event.seq,
             time: seen.event.time,
@@ -242,9 +246,14 @@ impl TrajectoryBuilder {
         });
     }
 
+    /// Whether the trajectory has nothing in it.
+    pub fn is_empty(&self) -> bool {
+        self.headers.is_empty() && self.known_prompts.is_empty() && self.step_starts.is_empty()
+    }
+
     /// The trajectory view: header facts, requests and unreported system prompts.
     pub fn trajectory(&self) -> Trajectory {
-        let mut taken = BTreeSet::new();
+        let mut taken: Vec<Seq> = Vec::new();
         let requests = self
             .step_starts
             .iter()
@@ -265,7 +274,15 @@ impl TrajectoryBuilder {
                     Some((prompt, change)) => (Some(prompt.clone()), change),
                     None => (None, None),
                 };
-                let prompt_change = change.filter(|change| taken.insert(change.seq)).cloned();
+                let prompt_change = change
+                    .filter(|change| match taken.binary_search(&change.seq) {
+                        Ok(_) => false,
+                        Err(at) => {
+                            taken.insert(at, change.seq);
+                            true
+                        }
+                    })
+                    .cloned();
                 Request {
                     start_seq: *start_seq,
                     turn: location.turn,
@@ -276,15 +293,16 @@ impl TrajectoryBuilder {
                 }
             })
             .collect();
-        let reported: BTreeSet<Seq> = self
+        let mut reported: Vec<Seq> = self
             .headers
             .iter()
             .filter_map(|fact| fact.change.as_ref().map(|change| change.seq))
             .collect();
+        reported.sort_unstable();
         let system_prompts = self
             .known_prompts
             .iter()
-            .filter(|node| !reported.contains(&node.seq))
+            .filter(|node| reported.binary_search(&node.seq).is_err())
             .cloned()
             .collect();
         Trajectory {

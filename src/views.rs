@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::chat::ChatCard;
+use crate::chat::{CardKey, ChatCard};
 use crate::event::Seq;
 use crate::fold::SystemPromptStateJson;
 use crate::request::RequestPromptInspection;
@@ -14,7 +14,7 @@ use crate::trajectory::Trajectory;
 pub struct EventLine {
     /// The event's seq.
     pub seq: Seq,
-    /// The state after every relevant event up to this one; `null` before the first.
+    /// The state after every relevant event up to this one; none before the first.
     pub system: Option<SystemPromptStateJson>,
     /// For a `request/header`: its inspection against the previous loaded header.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -41,7 +41,8 @@ pub struct ChatChange {
     /// Cards whose content or anchor changed (their new value), in chat order.
     pub changed: Vec<ChatCard>,
     /// Keys of cards that are gone.
-    pub removed: Vec<String>,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string[]"))]
+    pub removed: Vec<CardKey>,
 }
 
 /// What one `load`, `append` or `prepend` changed.

@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! Runs every conformance case under `CONFORMANCE_DIR` (default: `tests/conformance/`) through
 //! the native core: the plain fold (`expected.pure`), the window's lines (`expected.window`) and
 //! views (`expected.final`), load-earlier stages (`expected.stages`), and D1 by feeding the same
@@ -90,7 +91,7 @@ fn pure_lines(events: &[SessionEvent]) -> Vec<PureLine> {
 
 /// Chat cards kept up to date from change reports alone, as a UI would.
 #[derive(Default)]
-struct ReplayedChat(BTreeMap<String, ChatCard>);
+struct ReplayedChat(BTreeMap<promptfold::CardKey, ChatCard>);
 
 impl ReplayedChat {
     fn apply(&mut self, change: &ConversationChange) {
@@ -98,7 +99,7 @@ impl ReplayedChat {
             self.0.remove(key);
         }
         for card in change.chat.added.iter().chain(&change.chat.changed) {
-            self.0.insert(card.key.clone(), card.clone());
+            self.0.insert(card.key, card.clone());
         }
     }
 

@@ -2,7 +2,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{events_from_js, seq_from_js, to_js};
+use super::convert::{events_from_js, events_from_text, seq_from_js, to_js};
 use super::error::throw;
 use super::state::JsSystemPromptState;
 use crate::conversation::Conversation;
@@ -68,30 +68,37 @@ impl JsConversation {
         change_to_js(self.inner.prepend(events, has_more))
     }
 
-    /// `load` from JSON text: a JSON array of events, or JSON lines.
+    /// `load` from JSON text (a JSON array of events, or JSON lines), as a string or UTF-8 bytes.
     #[wasm_bindgen(js_name = loadJson, unchecked_return_type = "ConversationChange")]
     pub fn load_json(
         &mut self,
-        text: &str,
+        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        change_to_js(self.inner.load_json(text, has_more))
+        let events = throw(events_from_text(&text))?;
+        change_to_js(self.inner.load(events, has_more))
     }
 
-    /// `append` from JSON text: a JSON array of events, or JSON lines.
+    /// `append` from JSON text (a JSON array of events, or JSON lines), as a string or UTF-8 bytes.
     #[wasm_bindgen(js_name = appendJson, unchecked_return_type = "ConversationChange")]
-    pub fn append_json(&mut self, text: &str) -> Result<JsValue, JsValue> {
-        change_to_js(self.inner.append_json(text))
+    pub fn append_json(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let events = throw(events_from_text(&text))?;
+        change_to_js(self.inner.append(events))
     }
 
-    /// `prepend` from JSON text: a JSON array of events, or JSON lines.
+    /// `prepend` from JSON text (a JSON array of events, or JSON lines), as a string or UTF-8
+    /// bytes.
     #[wasm_bindgen(js_name = prependJson, unchecked_return_type = "ConversationChange")]
     pub fn prepend_json(
         &mut self,
-        text: &str,
+        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        change_to_js(self.inner.prepend_json(text, has_more))
+        let events = throw(events_from_text(&text))?;
+        change_to_js(self.inner.prepend(events, has_more))
     }
 
     /// The fold state in force at `seq` (after every loaded relevant event with seq <= `seq`),

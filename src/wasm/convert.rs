@@ -56,6 +56,27 @@ fn unsupported_element(array: &js_sys::Array) -> Error {
     }
 }
 
+/// Reads a batch of events from JSON text given as a string or as UTF-8 bytes (`Uint8Array`,
+/// e.g. from `fetch(...).arrayBuffer()` or `fs.readFileSync`, which skips a string copy).
+pub(crate) fn events_from_text(value: &JsValue) -> Result<Vec<SessionEvent>, Error> {
+    if let Some(text) = value.as_string() {
+        return parse_events(&text);
+    }
+    if let Some(bytes) = value.dyn_ref::<js_sys::Uint8Array>() {
+        let bytes = bytes.to_vec();
+        let text = std::str::from_utf8(&bytes).map_err(|err| Error::MalformedJson {
+            line: bytes
+                .get(..err.valid_up_to())
+                .map_or(0, |valid| valid.iter().filter(|b| **b == b'\n').count())
+                .saturating_add(1),
+            column: 0,
+            message: format!("invalid UTF-8: {err}"),
+        })?;
+        return parse_events(text);
+    }
+    Err(invalid("text", "expected a string or a Uint8Array"))
+}
+
 /// Reads one event.
 pub(crate) fn event_from_js(value: &JsValue) -> Result<SessionEvent, Error> {
     events_from_js(&js_sys::Array::of1(value))?

@@ -6,8 +6,30 @@ mod convert;
 mod error;
 mod state;
 
+pub use conversation::JsConversation;
+pub use state::{inspect_request_prompt_js, inspect_system_prompt_js, JsSystemPromptState};
+
 #[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
 const INPUT_TYPES: &'static str = r#"
+/** An event's sequence number: a safe integer, strictly increasing through a log. */
+export type Seq = number;
+
+/** An event's time in epoch milliseconds, copied verbatim. */
+export type Time = number;
+
+/**
+ * `state.toJSON()` and `JSON.parse(JSON.stringify(state))`: FORMAT.md's SystemPromptState,
+ * where "none" is written `null`.
+ */
+export interface SystemPromptStateJson {
+  firstSeq: Seq;
+  uncertain: boolean;
+  nodes: PositionedSystem[];
+  replacements: [Seq, Seq][];
+  effective: SystemPromptNode | null;
+  introduced: SystemPromptNode | null;
+}
+
 /** A surface operation: append at the end, or replace the nodes from `startSeq` to `endSeq`. */
 export type SurfaceOp = "append" | { op: "replace"; startSeq: number; endSeq: number };
 

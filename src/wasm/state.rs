@@ -88,10 +88,11 @@ impl JsSystemPromptState {
 pub fn inspect_system_prompt_js(
     #[wasm_bindgen(unchecked_param_type = "SystemPromptState | undefined")] previous: JsValue,
     #[wasm_bindgen(unchecked_param_type = "SessionEvent")] event: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "InspectOptions | undefined")] options: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "InspectOptions")] options: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let previous = throw(state_from_js(&previous))?;
     let event = throw(event_from_js(&event))?;
+    let options = options.unwrap_or(JsValue::UNDEFINED);
     let window_start = match throw(optional_json(&options, "options"))? {
         Some(options) => throw(window_start_from_json(&options))?,
         None => None,

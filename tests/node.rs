@@ -1,0 +1,16 @@
+//! The JS API in Node, through the same test body as the browser suite: `wasm-pack test --node`.
+#![cfg(target_arch = "wasm32")]
+
+mod wasm_api;
+
+use wasm_bindgen_test::wasm_bindgen_test;
+
+#[wasm_bindgen_test]
+fn conformance_subset_in_node() {
+    wasm_api::run_cases();
+}
+
+#[wasm_bindgen_test]
+fn bad_input_in_node() {
+    wasm_api::bad_input_leaves_window_unchanged();
+}

@@ -1,0 +1,106 @@
+// Type-level tests of the package's public .d.ts: `tsc -p tests/types` must accept every line
+// and reject every line marked @ts-expect-error.
+import {
+  Conversation,
+  inspectRequestPrompt,
+  inspectSystemPrompt,
+  wasmMemoryBytes,
+  type ChatCard,
+  type ConversationChange,
+  type ErrorCode,
+  type EventLine,
+  type HeaderFact,
+  type PromptfoldError,
+  type RequestPromptInspection,
+  type SessionEvent,
+  type SystemPromptNode,
+  type SystemPromptState,
+  type SystemPromptStateJson,
+  type Views,
+} from "../../pkg/bundler/promptfold.js";
+
+const events: SessionEvent[] = [
+  { seq: 1, time: 1, type: "turn/start", data: { turn: 1 } },
+  { seq: 2, time: 2, type: "system/message", surfaceOp: "append", data: { turn: 1, step: 1 } },
+  { seq: 3, time: 3, type: "tool/result", surfaceOp: { op: "replace", startSeq: 2, endSeq: 2 } },
+];
+
+const conversation = new Conversation();
+const change: ConversationChange = conversation.load(events, false);
+const added: ChatCard[] = change.chat.added;
+const removedKeys: string[] = change.chat.removed;
+const trajectoryChanged: boolean = change.trajectoryChanged;
+conversation.append([{ seq: 4, time: 4, type: "user/message" }]);
+conversation.prepend([], false);
+conversation.loadJson("[]", false);
+conversation.appendJson(new Uint8Array());
+conversation.prependJson("", true);
+
+const views: Views = conversation.views();
+const firstCard: ChatCard | undefined = views.chat[0];
+const title: "message.systemPrompt" | "message.systemPromptUpdate" | undefined = firstCard?.titleKey;
+const turn: number | undefined = firstCard?.turn;
+const header: HeaderFact | undefined = views.trajectory.headers[0];
+const kind = header?.change?.kind;
+if (kind === "system-and-tools" || kind === "initial" || kind === "system" || kind === "tools" || kind === undefined) {
+  // every ChangeKind is one of these
+}
+const lines: EventLine[] = conversation.lines();
+const firstState = lines[0]?.system;
+const uncertainLine: boolean | undefined = firstState?.uncertain;
+
+const state: SystemPromptState | undefined = conversation.stateAt(2);
+const effective: SystemPromptNode | undefined = state?.effective;
+const text: string | undefined = effective?.text;
+const replacements: ReadonlyMap<number, number> | undefined = state?.replacements;
+const json: SystemPromptStateJson | undefined = state?.toJSON();
+const effectiveInJson: SystemPromptNode | null | undefined = json?.effective;
+const request: RequestPromptInspection | undefined = conversation.requestAt(3);
+const windowStart: number | undefined = conversation.windowStart;
+const hasMore: boolean = conversation.hasMore;
+const length: number = conversation.length;
+
+let folded: SystemPromptState | undefined;
+for (const event of events) folded = inspectSystemPrompt(folded, event, { windowStart: 1 });
+folded = inspectSystemPrompt(folded, events[0]!);
+const inspection: RequestPromptInspection = inspectRequestPrompt(undefined, events[0]!, folded?.effective);
+inspectRequestPrompt(inspection.prompt, events[0]!, undefined);
+const bytes: number = wasmMemoryBytes();
+
+try {
+  conversation.append(events);
+} catch (error) {
+  const typed = error as PromptfoldError;
+  const code: ErrorCode = typed.code;
+  const index: number | undefined = typed.index;
+  const seq: number | undefined = typed.seq;
+  void [code, index, seq];
+}
+{
+  using scoped = new Conversation();
+  scoped.load(events, true);
+}
+state?.free();
+conversation.free();
+
+// @ts-expect-error events must be an array
+conversation.load(events[0], false);
+// @ts-expect-error hasMore is required
+conversation.load(events);
+// @ts-expect-error an event needs a seq
+conversation.append([{ time: 1, type: "x" }]);
+// @ts-expect-error surfaceOp is "append" or a replace object
+conversation.append([{ seq: 9, time: 9, type: "x", surfaceOp: "prepend" }]);
+// @ts-expect-error the title key is a closed set
+const wrongTitle: ChatCard["titleKey"] = "message.other";
+// @ts-expect-error a state is not a plain object
+inspectSystemPrompt({ firstSeq: 1 }, events[0]!);
+// @ts-expect-error codes are a closed set
+const wrongCode: ErrorCode = "SOMETHING";
+// @ts-expect-error the window start is read-only
+conversation.windowStart = 3;
+// @ts-expect-error `effective` may be absent
+const mustCheck: string = state.effective.text;
+
+void [added, removedKeys, trajectoryChanged, title, turn, uncertainLine, text, replacements, effectiveInJson, request,
+  windowStart, hasMore, length, bytes, wrongTitle, wrongCode, mustCheck];
