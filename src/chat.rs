@@ -12,9 +12,9 @@ use crate::observe::Observed;
 use crate::request::{ChangeKind, RequestPromptInspection};
 
 /// Which kind of event owns a card. Ordered as cards with the same anchor are (D3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(target_arch = "wasm32", serde(rename_all = "lowercase"))]
 pub enum CardSource {
     /// A `request/header` event.
     Request,
@@ -29,6 +29,12 @@ impl CardSource {
             CardSource::Request => "request",
             CardSource::System => "system",
         }
+    }
+}
+
+impl Serialize for CardSource {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
     }
 }
 
@@ -54,15 +60,33 @@ impl Serialize for CardKey {
 }
 
 /// The i18n key of a card's title.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub enum TitleKey {
     /// `"message.systemPrompt"`: the prompt as sent.
-    #[serde(rename = "message.systemPrompt")]
+    #[cfg_attr(target_arch = "wasm32", serde(rename = "message.systemPrompt"))]
     SystemPrompt,
     /// `"message.systemPromptUpdate"`: an in-history update of the prompt.
-    #[serde(rename = "message.systemPromptUpdate")]
+    #[cfg_attr(target_arch = "wasm32", serde(rename = "message.systemPromptUpdate"))]
     SystemPromptUpdate,
+}
+
+impl TitleKey {
+    /// The i18n key as text.
+    pub fn name(self) -> &'static str {
+        match self {
+            TitleKey::SystemPrompt => "message.systemPrompt",
+            TitleKey::SystemPromptUpdate => "message.systemPromptUpdate",
+        }
+    }
+}
+
+// Written as plain strings: serializers cache enum variant names in a thread-local map, which
+// the wasm module would carry for three enums.
+impl Serialize for TitleKey {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
 }
 
 /// A collapsed system-prompt card in the chat transcript.
@@ -302,9 +326,15 @@ impl ChatBuilder {
     /// All cards in chat order.
     pub fn cards(&self) -> Vec<ChatCard> {
         let mut cards: Vec<ChatCard> = self.cards.iter().map(|(card, _)| card.clone()).collect();
-        cards.sort_by_key(ChatCard::order);
+        sort_cards(&mut cards);
         cards
     }
+}
+
+/// Sorts cards into chat order (anchor, request before system, seq). Keys are unique, so an
+/// unstable sort gives the one order.
+pub fn sort_cards(cards: &mut [ChatCard]) {
+    cards.sort_unstable_by_key(ChatCard::order);
 }
 
 /// The anchor rule of an initial card: by step when the event is in a step, else its own seq.

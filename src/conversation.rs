@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 
 use crate::analysis::{Analysis, Delta};
-use crate::chat::ChatCard;
+use crate::chat::{sort_cards, ChatCard};
 use crate::error::Error;
 use crate::event::{Seq, SessionEvent};
 use crate::fold::SystemPromptState;
@@ -168,15 +168,13 @@ impl Conversation {
 
     fn report(&self, delta: &Delta) -> ConversationChange {
         let cards = |indices: &[usize]| -> Vec<ChatCard> {
-            let mut indices = indices.to_vec();
-            indices.sort_unstable();
-            indices.dedup();
             let mut cards: Vec<ChatCard> = indices
                 .iter()
                 .filter_map(|index| self.analysis.card(*index))
                 .cloned()
                 .collect();
-            cards.sort_by_key(ChatCard::order);
+            sort_cards(&mut cards);
+            cards.dedup_by_key(|card| card.key);
             cards
         };
         // Cards added in this call are reported once, as added, with their final anchor.
@@ -248,8 +246,8 @@ fn compare(old: &Analysis, new: &Analysis) -> ConversationChange {
             }
         }
     }
-    chat.added.sort_by_key(ChatCard::order);
-    chat.changed.sort_by_key(ChatCard::order);
+    sort_cards(&mut chat.added);
+    sort_cards(&mut chat.changed);
     let trajectory_changed = if old.trajectory_is_empty() || new.trajectory_is_empty() {
         old.trajectory_is_empty() != new.trajectory_is_empty()
     } else {

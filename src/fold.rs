@@ -75,8 +75,9 @@ struct Inner {
     nodes: OrdMap<(Seq, Seq), Rc<SystemPromptNode>>,
     /// Keys of `nodes` whose text is nonempty.
     nonempty: OrdSet<(Seq, Seq)>,
-    /// Replacement seq -> inherited position.
-    replacements: OrdMap<Seq, Seq>,
+    /// (replacement seq, inherited position): the replacements map, as a set of pairs so that
+    /// all three sets share one tree type (one copy of the tree code in the wasm module).
+    replacements: OrdSet<(Seq, Seq)>,
     /// (position, replacement seq) for every entry of `replacements`.
     by_position: OrdSet<(Seq, Seq)>,
     effective: Option<Rc<SystemPromptNode>>,
@@ -90,7 +91,7 @@ impl Inner {
             uncertain: true,
             nodes: OrdMap::new(),
             nonempty: OrdSet::new(),
-            replacements: OrdMap::new(),
+            replacements: OrdSet::new(),
             by_position: OrdSet::new(),
             effective: None,
             introduced: None,
@@ -101,15 +102,20 @@ impl Inner {
         self.nonempty.get_max().and_then(|key| self.nodes.get(key))
     }
 
+    /// The inherited position of a surviving replacement.
+    fn replacement(&self, seq: Seq) -> Option<Seq> {
+        self.replacements
+            .range((seq, Seq::MIN)..=(seq, Seq::MAX))
+            .next()
+            .map(|(_, position)| *position)
+    }
+
     fn is_unknown(&self, endpoint: Seq) -> bool {
-        endpoint < self.first_seq && !self.replacements.contains_key(&endpoint)
+        endpoint < self.first_seq && self.replacement(endpoint).is_none()
     }
 
     fn position_of(&self, endpoint: Seq) -> Seq {
-        self.replacements
-            .get(&endpoint)
-            .copied()
-            .unwrap_or(endpoint)
+        self.replacement(endpoint).unwrap_or(endpoint)
     }
 
     /// Drops every node and replacement entry whose position is in `[from, to]`.
@@ -131,9 +137,9 @@ impl Inner {
             .range((from, Seq::MIN)..=(to, Seq::MAX))
             .copied()
             .collect();
-        for key in doomed {
-            self.by_position.remove(&key);
-            self.replacements.remove(&key.1);
+        for (position, seq) in doomed {
+            self.by_position.remove(&(position, seq));
+            self.replacements.remove(&(seq, position));
         }
     }
 }
@@ -177,7 +183,7 @@ fn fold_relevant(before: Inner, event: &SessionEvent) -> Inner {
             }
             let position = before.position_of(start);
             state.drop_range(position, before.position_of(end));
-            state.replacements.insert(event.seq, position);
+            state.replacements.insert((event.seq, position));
             state.by_position.insert((position, event.seq));
             position
         }

@@ -37,11 +37,14 @@ fn write_value(out: &mut String, value: &Value) {
 }
 
 fn write_object(out: &mut String, map: &Map<String, Value>) {
-    let mut index_keys: Vec<(u32, &String, &Value)> = map
-        .iter()
-        .filter_map(|(key, value)| array_index(key).map(|index| (index, key, value)))
-        .collect();
-    index_keys.sort_unstable_by_key(|(index, _, _)| *index);
+    // Index keys are rare in tool schemas: an insertion into a sorted list is all they need.
+    let mut index_keys: Vec<(u32, &String, &Value)> = Vec::new();
+    for (key, value) in map {
+        if let Some(index) = array_index(key) {
+            let at = index_keys.partition_point(|(other, _, _)| *other < index);
+            index_keys.insert(at, (index, key, value));
+        }
+    }
     let named = map.iter().filter(|(key, _)| array_index(key).is_none());
     out.push('{');
     let ordered = index_keys

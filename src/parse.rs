@@ -24,9 +24,8 @@ pub fn parse_events(text: &str) -> Result<Vec<SessionEvent>, Error> {
     match text.trim_start().chars().next() {
         None => Ok(Vec::new()),
         Some('[') => {
-            let raw: Vec<RawEvent> =
-                serde_json::from_str(text).map_err(|err| json_error(&err, 0))?;
-            validate_events(raw)
+            let raw: RawEvents = serde_json::from_str(text).map_err(|err| json_error(&err, 0))?;
+            validate_events(raw.0)
         }
         Some('{') => parse_json_lines(text),
         Some(_) => {
@@ -68,6 +67,78 @@ fn describe_value(value: &Value) -> &'static str {
         Value::Array(_) => "array",
         Value::Object(_) => "object",
     }
+}
+
+/// Visit methods that accept a value of the named kinds and return `$fallback`: how a lenient
+/// field treats a wrongly typed value (as absent). Every visitor here covers every kind a
+/// self-describing format can hand it, so serde's type-error path (which formats floats, and
+/// would cost the wasm module 17 KB) is never compiled in.
+macro_rules! lenient {
+    ($de:lifetime, $fallback:expr; $($kind:ident)*) => { $(lenient!(@ $de, $kind, $fallback);)* };
+    (@ $de:lifetime, unit, $fallback:expr) => {
+        fn visit_unit<E>(self) -> Result<Self::Value, E> { Ok($fallback) }
+    };
+    (@ $de:lifetime, none, $fallback:expr) => {
+        fn visit_none<E>(self) -> Result<Self::Value, E> { Ok($fallback) }
+    };
+    (@ $de:lifetime, bool, $fallback:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> { Ok($fallback) }
+    };
+    (@ $de:lifetime, i64, $fallback:expr) => {
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> { Ok($fallback) }
+    };
+    (@ $de:lifetime, u64, $fallback:expr) => {
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> { Ok($fallback) }
+    };
+    (@ $de:lifetime, f64, $fallback:expr) => {
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> { Ok($fallback) }
+    };
+    (@ $de:lifetime, str, $fallback:expr) => {
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> { Ok($fallback) }
+    };
+    (@ $de:lifetime, bytes, $fallback:expr) => {
+        fn visit_bytes<E>(self, _: &[u8]) -> Result<Self::Value, E> { Ok($fallback) }
+    };
+    (@ $de:lifetime, seq, $fallback:expr) => {
+        fn visit_seq<A: SeqAccess<$de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok($fallback)
+        }
+    };
+    (@ $de:lifetime, map, $fallback:expr) => {
+        fn visit_map<A: MapAccess<$de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok($fallback)
+        }
+    };
+}
+
+/// A JSON array of raw events, read through `deserialize_any` (the first character was `[`):
+/// the sequence reader's own type-error path would bring float formatting into the module.
+struct RawEvents(Vec<RawEvent>);
+
+impl<'de> Deserialize<'de> for RawEvents {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RawEvents, D::Error> {
+        d.deserialize_any(RawEventsVisitor)
+    }
+}
+
+struct RawEventsVisitor;
+
+impl<'de> Visitor<'de> for RawEventsVisitor {
+    type Value = RawEvents;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of events")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawEvents, A::Error> {
+        let mut events = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(event) = seq.next_element::<RawEvent>()? {
+            events.push(event);
+        }
+        Ok(RawEvents(events))
+    }
+    lenient!('de, RawEvents(Vec::new()); unit bool i64 u64 f64 str bytes map);
 }
 
 /// Validates raw events in batch order; the first invalid one gives the error.
@@ -204,13 +275,15 @@ enum Field {
 
 impl<'de> Deserialize<'de> for Field {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Field, D::Error> {
-        d.deserialize_identifier(FieldVisitor)
+        // Not `deserialize_identifier`: its error path formats floats, which costs the wasm
+        // module 17 KB for a case JSON text cannot reach (map keys are strings).
+        d.deserialize_any(FieldVisitor)
     }
 }
 
 struct FieldVisitor;
 
-impl Visitor<'_> for FieldVisitor {
+impl<'de> Visitor<'de> for FieldVisitor {
     type Value = Field;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -239,12 +312,7 @@ impl Visitor<'_> for FieldVisitor {
             _ => Field::Other,
         })
     }
-    fn visit_u64<E>(self, _: u64) -> Result<Field, E> {
-        Ok(Field::Other)
-    }
-    fn visit_bytes<E>(self, _: &[u8]) -> Result<Field, E> {
-        Ok(Field::Other)
-    }
+    lenient!('de, Field::Other; unit bool i64 u64 f64 bytes seq map);
 }
 
 /// An event type the parser tells apart, read without allocating.
@@ -288,27 +356,7 @@ impl<'de> Visitor<'de> for TypeTagVisitor {
             _ => TypeTag::Other,
         })
     }
-    fn visit_unit<E>(self) -> Result<TypeTag, E> {
-        Ok(TypeTag::Other)
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<TypeTag, E> {
-        Ok(TypeTag::Other)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<TypeTag, E> {
-        Ok(TypeTag::Other)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<TypeTag, E> {
-        Ok(TypeTag::Other)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<TypeTag, E> {
-        Ok(TypeTag::Other)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<TypeTag, A::Error> {
-        ScalarVisitor.visit_seq(seq).map(|_| TypeTag::Other)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<TypeTag, A::Error> {
-        ScalarVisitor.visit_map(map).map(|_| TypeTag::Other)
-    }
+    lenient!('de, TypeTag::Other; unit bool i64 u64 f64 bytes seq map);
 }
 
 /// What the parser keeps of one event before validation.
@@ -537,30 +585,7 @@ impl<'de> Visitor<'de> for DataVisitor {
         }
         Ok(data)
     }
-    fn visit_unit<E>(self) -> Result<RawData, E> {
-        Ok(RawData::default())
-    }
-    fn visit_none<E>(self) -> Result<RawData, E> {
-        Ok(RawData::default())
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<RawData, E> {
-        Ok(RawData::default())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<RawData, E> {
-        Ok(RawData::default())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<RawData, E> {
-        Ok(RawData::default())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<RawData, E> {
-        Ok(RawData::default())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<RawData, E> {
-        Ok(RawData::default())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<RawData, A::Error> {
-        ScalarVisitor.visit_seq(seq).map(|_| RawData::default())
-    }
+    lenient!('de, RawData::default(); unit none bool i64 u64 f64 str bytes seq);
 }
 
 /// A message's prompt text: every `{type: "text", text}` block of `content` joined with `""`.
@@ -592,30 +617,7 @@ impl<'de> Visitor<'de> for PromptTextVisitor {
         }
         Ok(PromptText(Some(text)))
     }
-    fn visit_unit<E>(self) -> Result<PromptText, E> {
-        Ok(PromptText(None))
-    }
-    fn visit_none<E>(self) -> Result<PromptText, E> {
-        Ok(PromptText(None))
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<PromptText, E> {
-        Ok(PromptText(None))
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<PromptText, E> {
-        Ok(PromptText(None))
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<PromptText, E> {
-        Ok(PromptText(None))
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<PromptText, E> {
-        Ok(PromptText(None))
-    }
-    fn visit_str<E>(self, _: &str) -> Result<PromptText, E> {
-        Ok(PromptText(None))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<PromptText, A::Error> {
-        ScalarVisitor.visit_seq(seq).map(|_| PromptText(None))
-    }
+    lenient!('de, PromptText(None); unit none bool i64 u64 f64 str bytes seq);
 }
 
 /// The joined text of a `content` array (anything else is `""`).
@@ -647,30 +649,7 @@ impl<'de> Visitor<'de> for ContentVisitor {
         }
         Ok(Some(text))
     }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<String>, A::Error> {
-        ScalarVisitor.visit_map(map).map(|_| None)
-    }
-    fn visit_unit<E>(self) -> Result<Option<String>, E> {
-        Ok(None)
-    }
-    fn visit_none<E>(self) -> Result<Option<String>, E> {
-        Ok(None)
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Option<String>, E> {
-        Ok(None)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Option<String>, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Option<String>, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Option<String>, E> {
-        Ok(None)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Option<String>, E> {
-        Ok(None)
-    }
+    lenient!('de, None; unit none bool i64 u64 f64 str bytes map);
 }
 
 /// A content block's text when the block is `{type: "text", text: <string>}`.
@@ -706,30 +685,7 @@ impl<'de> Visitor<'de> for TextBlockVisitor {
             _ => Ok(TextBlock(None)),
         }
     }
-    fn visit_unit<E>(self) -> Result<TextBlock, E> {
-        Ok(TextBlock(None))
-    }
-    fn visit_none<E>(self) -> Result<TextBlock, E> {
-        Ok(TextBlock(None))
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<TextBlock, E> {
-        Ok(TextBlock(None))
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<TextBlock, E> {
-        Ok(TextBlock(None))
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<TextBlock, E> {
-        Ok(TextBlock(None))
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<TextBlock, E> {
-        Ok(TextBlock(None))
-    }
-    fn visit_str<E>(self, _: &str) -> Result<TextBlock, E> {
-        Ok(TextBlock(None))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<TextBlock, A::Error> {
-        ScalarVisitor.visit_seq(seq).map(|_| TextBlock(None))
-    }
+    lenient!('de, TextBlock(None); unit none bool i64 u64 f64 str bytes seq);
 }
 
 /// `data.header`'s `config` and `tools`, kept as JSON values.
@@ -766,29 +722,7 @@ impl<'de> Visitor<'de> for HeaderVisitor {
         }
         Ok(header)
     }
-    fn visit_unit<E>(self) -> Result<HeaderFields, E> {
-        Ok(HeaderFields::default())
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<HeaderFields, E> {
-        Ok(HeaderFields::default())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<HeaderFields, E> {
-        Ok(HeaderFields::default())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<HeaderFields, E> {
-        Ok(HeaderFields::default())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<HeaderFields, E> {
-        Ok(HeaderFields::default())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<HeaderFields, E> {
-        Ok(HeaderFields::default())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<HeaderFields, A::Error> {
-        ScalarVisitor
-            .visit_seq(seq)
-            .map(|_| HeaderFields::default())
-    }
+    lenient!('de, HeaderFields::default(); unit none bool i64 u64 f64 str bytes seq);
 }
 
 impl RawEvent {
@@ -876,7 +810,7 @@ fn validate_surface_op(
         RawSurfaceOp::Absent => Ok(None),
         RawSurfaceOp::Text(text) if text == "append" => Ok(Some(SurfaceOp::Append)),
         RawSurfaceOp::Text(text) => Err(invalid(format!(
-            "expected \"append\" or a replace object, found the string {text:?}"
+            "expected \"append\" or a replace object, found the string \"{text}\""
         ))),
         RawSurfaceOp::Other(found) => Err(invalid(format!(
             "expected \"append\" or a replace object, found {}",

@@ -60,9 +60,9 @@ impl PromptSnapshot {
 }
 
 /// What changed in a request's prompt.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(target_arch = "wasm32", serde(rename_all = "kebab-case"))]
 pub enum ChangeKind {
     /// The first prompt of the session.
     Initial,
@@ -72,6 +72,24 @@ pub enum ChangeKind {
     Tools,
     /// Both changed.
     SystemAndTools,
+}
+
+impl ChangeKind {
+    /// The kind as text: `"initial"`, `"system"`, `"tools"` or `"system-and-tools"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ChangeKind::Initial => "initial",
+            ChangeKind::System => "system",
+            ChangeKind::Tools => "tools",
+            ChangeKind::SystemAndTools => "system-and-tools",
+        }
+    }
+}
+
+impl Serialize for ChangeKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
 }
 
 /// A prompt change, anchored at the event that caused it.
