@@ -28,11 +28,13 @@ for component in clippy rustfmt; do
 done
 
 # Browser for wasm-pack's browser tests and the e2e test.
-if [ "${SKIP_BROWSER:-0}" != 1 ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
-  log "installing chromium and chromium-driver (apt)"
+# A CJK font, so the demo's Chinese labels render in headless screenshots.
+if [ "${SKIP_BROWSER:-0}" != 1 ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null ||
+  [ ! -d /usr/share/fonts/truetype/wqy ]; }; then
+  log "installing chromium, chromium-driver and a CJK font (apt)"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null
+  apt-get install -y -qq --no-install-recommends chromium chromium-driver fonts-wqy-microhei >/dev/null
 fi
 
 has_version() { command -v "$1" >/dev/null && "$1" --version 2>/dev/null | grep -q " $2\$"; }
