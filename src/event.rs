@@ -17,8 +17,7 @@ pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 /// One event of a session log, reduced to what the interpreter reads.
 ///
-/// Build it from JSON with [`crate::parse_events`] or [`crate::parse_event_values`]; unknown types
-/// and fields are dropped there.
+/// Build it from JSON with [`crate::parse_events`]; unknown types and fields are dropped there.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SessionEvent {
     /// The event's sequence number.

@@ -183,6 +183,11 @@ fn fold_relevant(before: Inner, event: &SessionEvent) -> Inner {
             }
             let position = before.position_of(start);
             state.drop_range(position, before.position_of(end));
+            // A seq folded twice (only a misused plain fold does that) keeps one entry.
+            if let Some(stale) = state.replacement(event.seq) {
+                state.replacements.remove(&(event.seq, stale));
+                state.by_position.remove(&(stale, event.seq));
+            }
             state.replacements.insert((event.seq, position));
             state.by_position.insert((position, event.seq));
             position

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod gen;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;

@@ -1,0 +1,514 @@
+#![cfg(not(target_arch = "wasm32"))]
+//! One test per class of bad input (SPEC section 9): the error variant, its `code()`, `index()`
+//! and `seq()`, and the window exactly as it was after the failed call. Then what is *not* an
+//! error: unknown types and fields, and wrongly typed optional fields, are ignored.
+
+mod common;
+
+use promptfold::{
+    inspect_request_prompt, parse_events, Conversation, ConversationChange, Error, EventKind,
+    HeaderReason, SurfaceOp, TurnField,
+};
+use serde_json::{json, Value};
+
+/// A window of seqs 10..=14: a prompt, a header, a user message, a compaction.
+const WINDOW: &str = r#"[
+  {"seq":10,"time":1,"type":"turn/start","data":{"turn":1}},
+  {"seq":11,"time":2,"type":"system/message","surfaceOp":"append",
+   "data":{"turn":1,"step":1,"message":{"role":"system","content":[{"type":"text","text":"A"}]}}},
+  {"seq":12,"time":3,"type":"request/header","data":{"reason":"initial","header":{"config":{},"tools":[]}}},
+  {"seq":13,"time":4,"type":"user/message","surfaceOp":"append","data":{"role":"user","content":[]}},
+  {"seq":14,"time":5,"type":"user/message","surfaceOp":{"op":"replace","startSeq":13,"endSeq":13},
+   "data":{"role":"user","content":[]}}
+]"#;
+
+fn window() -> Conversation {
+    let mut conversation = Conversation::new();
+    conversation
+        .load_json(WINDOW, true)
+        .expect("a valid window");
+    conversation
+}
+
+/// Everything observable about a window.
+fn observe(conversation: &Conversation) -> Value {
+    json!({
+        "lines": conversation.lines(),
+        "views": conversation.views(),
+        "windowStart": conversation.window_start(),
+        "hasMore": conversation.has_more(),
+        "len": conversation.len(),
+        "stateAt13": conversation.state_at(13).map(|state| state.to_json()),
+    })
+}
+
+type Call = fn(&mut Conversation, &str) -> Result<ConversationChange, Error>;
+
+const LOAD: (&str, Call) = ("load_json", |c, t| c.load_json(t, false));
+const APPEND: (&str, Call) = ("append_json", |c, t| c.append_json(t));
+const PREPEND: (&str, Call) = ("prepend_json", |c, t| c.prepend_json(t, false));
+
+/// Runs `call` with `text` on the sample window and on an empty one; both must fail with
+/// `expected` and stay as they were.
+fn rejects(calls: &[(&str, Call)], text: &str, expected: &Error) {
+    for (name, call) in calls {
+        for mut conversation in [window(), Conversation::new()] {
+            let before = observe(&conversation);
+            let result = call(&mut conversation, text);
+            assert_eq!(result.as_ref().err(), Some(expected), "{name}({text})");
+            assert_eq!(
+                observe(&conversation),
+                before,
+                "{name}({text}) changed the window"
+            );
+        }
+    }
+}
+
+/// Like [`rejects`], for every entry point that reads text.
+fn rejects_everywhere(text: &str, expected: &Error) {
+    assert_eq!(parse_events(text).as_ref().err(), Some(expected), "{text}");
+    rejects(&[LOAD, APPEND, PREPEND], text, expected);
+}
+
+fn code_index_seq(err: &Error) -> (&'static str, Option<usize>, Option<i64>) {
+    (err.code(), err.index(), err.seq())
+}
+
+#[test]
+fn malformed_json_array_reports_line_and_column() {
+    let text = "[\n  {\"seq\":20},\n  {\"seq\":21,,}\n]";
+    let err = parse_events(text).unwrap_err();
+    let Error::MalformedJson { line, column, .. } = &err else {
+        panic!("expected MalformedJson, got {err:?}");
+    };
+    assert_eq!((*line, *column), (3, 13));
+    assert_eq!(code_index_seq(&err), ("MALFORMED_JSON", None, None));
+    assert!(err.to_string().contains("line 3"), "{err}");
+    rejects_everywhere(text, &err);
+}
+
+#[test]
+fn malformed_json_lines_report_the_line_of_the_file() {
+    let text = "{\"seq\":20}\n\n{\"seq\":21,\"type\":}\n{\"seq\":22}\n";
+    let err = parse_events(text).unwrap_err();
+    let Error::MalformedJson { line, column, .. } = &err else {
+        panic!("expected MalformedJson, got {err:?}");
+    };
+    assert_eq!((*line, *column), (3, 18));
+    assert_eq!(code_index_seq(&err), ("MALFORMED_JSON", None, None));
+    rejects_everywhere(text, &err);
+    // CRLF line endings count lines the same way.
+    assert_eq!(parse_events(&text.replace('\n', "\r\n")).unwrap_err(), err);
+}
+
+#[test]
+fn other_malformed_text() {
+    for text in [
+        "[",
+        "[{\"seq\":1}] trailing",
+        "nul",
+        "[{\"seq\":1e999}]",
+        "{\"seq\":1} {\"seq\":2}",
+        "\u{feff}[]",
+    ] {
+        let err = parse_events(text).unwrap_err();
+        assert_eq!(err.code(), "MALFORMED_JSON", "{text}: {err:?}");
+        assert_eq!((err.index(), err.seq()), (None, None));
+        rejects_everywhere(text, &err);
+    }
+}
+
+#[test]
+fn valid_json_that_is_not_an_array() {
+    for (text, found) in [
+        ("42", "number"),
+        ("\"x\"", "string"),
+        ("  null", "null"),
+        ("true", "boolean"),
+        ("-1.5e3", "number"),
+    ] {
+        let err = parse_events(text).unwrap_err();
+        assert_eq!(
+            err,
+            Error::NotAnArray {
+                found: found.to_owned()
+            },
+            "{text}"
+        );
+        assert_eq!(code_index_seq(&err), ("NOT_AN_ARRAY", None, None));
+        rejects_everywhere(text, &err);
+    }
+}
+
+#[test]
+fn an_element_that_is_not_an_object() {
+    for (element, found) in [
+        ("5", "the number 5"),
+        ("1.5", "the number 1.5"),
+        ("\"x\"", "a string"),
+        ("null", "null"),
+        ("true", "a boolean"),
+        ("[{\"seq\":21}]", "an array"),
+    ] {
+        let text = format!("[{{\"seq\":20}},{element},{{\"seq\":22}}]");
+        let expected = Error::NotAnObject {
+            index: 1,
+            found: found.to_owned(),
+        };
+        assert_eq!(code_index_seq(&expected), ("NOT_AN_OBJECT", Some(1), None));
+        rejects_everywhere(&text, &expected);
+    }
+    // A JSON line that is not an object.
+    rejects_everywhere(
+        "{\"seq\":20}\n42\n",
+        &Error::NotAnObject {
+            index: 1,
+            found: "the number 42".to_owned(),
+        },
+    );
+}
+
+#[test]
+fn missing_seq() {
+    let expected = Error::MissingSeq { index: 1 };
+    assert_eq!(code_index_seq(&expected), ("MISSING_SEQ", Some(1), None));
+    rejects_everywhere(
+        r#"[{"seq":20},{"type":"system/message","time":1,"data":{}}]"#,
+        &expected,
+    );
+    rejects_everywhere("{\"seq\":20}\n{\"time\":1}", &expected);
+}
+
+#[test]
+fn seq_that_is_not_a_safe_integer() {
+    for (seq, found) in [
+        ("20.5", "the number 20.5"),
+        ("\"21\"", "a string"),
+        ("null", "null"),
+        ("true", "a boolean"),
+        ("[21]", "an array"),
+        ("{}", "an object"),
+        ("9007199254740992", "the number 9007199254740992"),
+        ("-9007199254740992", "the number -9007199254740992"),
+        ("18446744073709551615", "the number 18446744073709552000"),
+        ("1e300", "the number 1e+300"),
+        (
+            "123456789012345678901234567890",
+            "the number 1.2345678901234568e+29",
+        ),
+    ] {
+        let text = format!("[{{\"seq\":20}},{{\"seq\":{seq}}}]");
+        let expected = Error::InvalidSeq {
+            index: 1,
+            found: found.to_owned(),
+        };
+        assert_eq!(code_index_seq(&expected), ("INVALID_SEQ", Some(1), None));
+        rejects_everywhere(&text, &expected);
+    }
+    // The safe limits themselves, and integral floats, are seqs.
+    let events = parse_events(
+        r#"[{"seq":-9007199254740991},{"seq":21.0},{"seq":-0.0},{"seq":9007199254740991}]"#,
+    )
+    .unwrap();
+    let seqs: Vec<i64> = events.iter().map(|event| event.seq).collect();
+    assert_eq!(seqs, [-9007199254740991, 21, 0, 9007199254740991]);
+}
+
+#[test]
+fn non_increasing_seq_within_a_batch() {
+    for (text, seq, previous) in [
+        (r#"[{"seq":20},{"seq":20}]"#, 20, 20),
+        (r#"[{"seq":20},{"seq":19}]"#, 19, 20),
+    ] {
+        // parse_events does not order events; the window does.
+        assert!(parse_events(text).is_ok());
+        let expected = Error::NonIncreasingSeq {
+            index: 1,
+            seq,
+            previous,
+        };
+        assert_eq!(
+            code_index_seq(&expected),
+            ("NON_INCREASING_SEQ", Some(1), Some(seq))
+        );
+        rejects(&[LOAD, APPEND], text, &expected);
+        // A prepended page is checked for order before it is checked against the window.
+        let page = text.replace("20", "2").replace("19", "1");
+        let expected = Error::NonIncreasingSeq {
+            index: 1,
+            seq: seq - 18,
+            previous: previous - 18,
+        };
+        rejects(&[PREPEND], &page, &expected);
+    }
+}
+
+#[test]
+fn non_increasing_seq_against_the_window_on_append() {
+    for (text, index, seq) in [
+        (r#"[{"seq":14}]"#, 0, 14),
+        (r#"[{"seq":3}]"#, 0, 3),
+        (r#"[{"seq":15},{"seq":15}]"#, 1, 15),
+    ] {
+        let mut conversation = window();
+        let before = observe(&conversation);
+        let err = conversation.append_json(text).unwrap_err();
+        let previous = if index == 0 { 14 } else { 15 };
+        assert_eq!(
+            err,
+            Error::NonIncreasingSeq {
+                index,
+                seq,
+                previous
+            }
+        );
+        assert_eq!(
+            code_index_seq(&err),
+            ("NON_INCREASING_SEQ", Some(index), Some(seq))
+        );
+        assert_eq!(observe(&conversation), before);
+    }
+}
+
+#[test]
+fn a_prepended_page_not_older_than_the_window() {
+    for (text, index, seq) in [
+        (r#"[{"seq":8},{"seq":10}]"#, 1, 10),
+        (r#"[{"seq":12}]"#, 0, 12),
+        (r#"[{"seq":8},{"seq":9},{"seq":30}]"#, 2, 30),
+    ] {
+        let mut conversation = window();
+        let before = observe(&conversation);
+        let err = conversation.prepend_json(text, false).unwrap_err();
+        assert_eq!(
+            err,
+            Error::PrependNotOlder {
+                index,
+                seq,
+                window_start: 10
+            }
+        );
+        assert_eq!(
+            code_index_seq(&err),
+            ("PREPEND_NOT_OLDER", Some(index), Some(seq))
+        );
+        assert_eq!(observe(&conversation), before, "{text}");
+    }
+}
+
+#[test]
+fn every_wrong_surface_op_shape() {
+    let shapes = [
+        (r#""replace""#, "the string \"replace\""),
+        (r#""prepend""#, "the string \"prepend\""),
+        (r#""""#, "the string \"\""),
+        (r#""Append""#, "the string \"Append\""),
+        ("5", "the number 5"),
+        ("true", "a boolean"),
+        ("[]", "an array"),
+        ("{}", "op must be \"replace\", found nothing"),
+        (
+            r#"{"op":"append","startSeq":1,"endSeq":1}"#,
+            "op must be \"replace\", found a string",
+        ),
+        (
+            r#"{"op":"Replace","startSeq":1,"endSeq":1}"#,
+            "op must be \"replace\"",
+        ),
+        (
+            r#"{"startSeq":1,"endSeq":1}"#,
+            "op must be \"replace\", found nothing",
+        ),
+        (r#"{"op":5,"startSeq":1,"endSeq":1}"#, "found the number 5"),
+        (
+            r#"{"op":"replace"}"#,
+            "startSeq must be an integer, found nothing",
+        ),
+        (
+            r#"{"op":"replace","startSeq":1}"#,
+            "endSeq must be an integer, found nothing",
+        ),
+        (
+            r#"{"op":"replace","endSeq":1}"#,
+            "startSeq must be an integer, found nothing",
+        ),
+        (
+            r#"{"op":"replace","startSeq":"1","endSeq":1}"#,
+            "startSeq must be an integer, found a string",
+        ),
+        (
+            r#"{"op":"replace","startSeq":1,"endSeq":1.5}"#,
+            "endSeq must be an integer, found the number 1.5",
+        ),
+        (
+            r#"{"op":"replace","startSeq":null,"endSeq":1}"#,
+            "startSeq must be an integer, found null",
+        ),
+        (
+            r#"{"op":"replace","startSeq":1,"endSeq":[1]}"#,
+            "endSeq must be an integer, found an array",
+        ),
+        (
+            r#"{"op":"replace","startSeq":1e300,"endSeq":1}"#,
+            "startSeq must be an integer, found the number 1e+300",
+        ),
+        (
+            r#"{"op":"replace","startSeq":21,"endSeq":1}"#,
+            "startSeq 21 must be less than the event's seq",
+        ),
+        (
+            r#"{"op":"replace","startSeq":1,"endSeq":21}"#,
+            "endSeq 21 must be less than the event's seq",
+        ),
+        (
+            r#"{"op":"replace","startSeq":1,"endSeq":900}"#,
+            "endSeq 900 must be less than the event's seq",
+        ),
+    ];
+    for (op, reason) in shapes {
+        let text = format!(
+            r#"[{{"seq":20,"type":"user/message","surfaceOp":"append"}},
+               {{"seq":21,"type":"system/message","surfaceOp":{op},"data":{{}}}}]"#
+        );
+        let err = parse_events(&text).unwrap_err();
+        let Error::InvalidSurfaceOp {
+            index: 1,
+            seq: 21,
+            reason: actual,
+        } = &err
+        else {
+            panic!("{op}: expected InvalidSurfaceOp at index 1, seq 21, got {err:?}");
+        };
+        assert!(
+            actual.contains(reason),
+            "{op}: reason {actual:?} lacks {reason:?}"
+        );
+        assert_eq!(
+            code_index_seq(&err),
+            ("INVALID_SURFACE_OP", Some(1), Some(21))
+        );
+        assert!(err.to_string().contains("seq 21"), "{err}");
+        rejects_everywhere(&text, &err);
+    }
+}
+
+#[test]
+fn the_first_error_in_a_batch_wins() {
+    let text = r#"[{"seq":20},{"seq":21,"surfaceOp":5},{"seq":"x"}]"#;
+    assert_eq!(parse_events(text).unwrap_err().index(), Some(1));
+    // A bad seq is reported before a bad surfaceOp on the same event.
+    let text = r#"[{"seq":"x","surfaceOp":5}]"#;
+    assert_eq!(parse_events(text).unwrap_err().code(), "INVALID_SEQ");
+}
+
+#[test]
+fn inspect_request_prompt_on_a_non_header() {
+    let events = parse_events(WINDOW).unwrap();
+    for event in events.iter().filter(|event| event.header().is_none()) {
+        let err = inspect_request_prompt(None, event, None).unwrap_err();
+        assert_eq!(err, Error::NotARequestHeader { seq: event.seq });
+        assert_eq!(
+            code_index_seq(&err),
+            ("NOT_A_REQUEST_HEADER", None, Some(event.seq))
+        );
+    }
+    let header = &events[2];
+    assert!(inspect_request_prompt(None, header, None).is_ok());
+}
+
+#[test]
+fn unknown_types_and_fields_are_ignored() {
+    let plain = window();
+    // Unknown fields everywhere, on the event, in data, in the message, in the header.
+    let decorated = WINDOW
+        .replace(
+            "\"time\":",
+            "\"sourceEventSeqs\":[1,2],\"ignorable\":true,\"x\":{\"seq\":\"no\"},\"time\":",
+        )
+        .replace("\"data\":{", "\"data\":{\"extra\":[1,{\"turn\":\"x\"}],")
+        .replace("\"role\":", "\"id\":\"m-1\",\"role\":")
+        .replace("\"config\":{}", "\"config\":{},\"cache\":{\"a\":1}");
+    let mut conversation = Conversation::new();
+    conversation.load_json(&decorated, true).unwrap();
+    assert_eq!(observe(&conversation), observe(&plain));
+    // Unknown event types are loaded (one line each) and change nothing else.
+    let with_unknown = WINDOW.replace(
+        "\n]",
+        ",\n{\"seq\":15,\"time\":6,\"type\":\"agent/inbox/spliced\",\"data\":{\"items\":[]}},\n\
+         {\"seq\":16,\"type\":\"mystery\",\"q\":0}\n]",
+    );
+    let events = parse_events(&with_unknown).unwrap();
+    assert_eq!(events.len(), 7);
+    assert_eq!(
+        (&events[5].kind, &events[6].kind),
+        (&EventKind::Other, &EventKind::Other)
+    );
+    let mut conversation = Conversation::new();
+    conversation.load(events, true).unwrap();
+    assert_eq!(json!(conversation.views()), json!(plain.views()));
+    let lines = json!(conversation.lines());
+    let lines = lines.as_array().unwrap();
+    assert_eq!(json!(lines[..5]), json!(plain.lines()));
+    assert_eq!(lines[6]["system"], lines[4]["system"]);
+    assert_eq!(lines[6]["seq"], 16);
+}
+
+#[test]
+fn wrongly_typed_optional_fields_are_ignored() {
+    let text = r#"[
+      {"seq":1,"time":"late","type":"system/message","surfaceOp":null,
+       "data":{"turn":-1,"step":1.5,"message":{"content":[5,"x",null,{"type":"text","text":5},
+         {"type":5,"text":"no"},{"type":"text"},{"text":"no"},{"type":"text","text":"yes"}]}}},
+      {"seq":2,"time":[],"type":"system/message","data":{"turn":"1","step":-2,"message":"hi"}},
+      {"seq":3,"type":"system/message","data":{"turn":1e300,"message":{"content":{"type":"text","text":"no"}}}},
+      {"seq":4,"type":"system/message","data":[1,2]},
+      {"seq":5,"type":"request/header","data":{"header":5,"reason":5,"startsSeries":"yes"}},
+      {"seq":6,"type":"request/header","data":{"header":{"config":null,"tools":{"a":1}},"reason":"INITIAL","startsSeries":1}},
+      {"seq":7,"type":5,"data":{"turn":2}},
+      {"seq":8,"type":"turn/start","data":"x"},
+      {"seq":9,"type":"step/start","data":{"turn":null,"step":"1"}}
+    ]"#;
+    let events = parse_events(text).unwrap();
+    let e = &events;
+    assert_eq!(
+        (e[0].time, e[0].turn, e[0].step),
+        (0.0, TurnField::Absent, None)
+    );
+    assert_eq!(e[0].surface_op, None);
+    assert_eq!(e[0].system_text().map(|t| &**t), Some("yes"));
+    assert_eq!(
+        (e[1].time, e[1].turn, e[1].step),
+        (0.0, TurnField::Absent, None)
+    );
+    assert_eq!(e[1].system_text().map(|t| &**t), Some(""));
+    assert_eq!(e[2].turn, TurnField::Absent);
+    assert_eq!(e[2].system_text().map(|t| &**t), Some(""));
+    assert_eq!(e[3].system_text().map(|t| &**t), Some(""));
+    let header = e[4].header().expect("a header");
+    assert_eq!(header.config, None);
+    assert_eq!(*header.tools, json!([]));
+    assert_eq!(header.reason, HeaderReason::Other);
+    assert!(!header.starts_series);
+    let header = e[5].header().expect("a header");
+    assert_eq!(header.config.as_deref(), Some(&Value::Null));
+    assert_eq!(&*header.tools_text, "[]");
+    assert_eq!(header.reason, HeaderReason::Other);
+    assert!(!header.starts_series);
+    assert_eq!(
+        (e[6].kind.clone(), e[6].turn),
+        (EventKind::Other, TurnField::Turn(2))
+    );
+    assert_eq!(
+        (e[7].kind.clone(), e[7].turn),
+        (EventKind::TurnStart, TurnField::Absent)
+    );
+    assert_eq!((e[8].turn, e[8].step), (TurnField::Null, None));
+    assert!(e
+        .iter()
+        .all(|event| event.surface_op.is_none() || event.surface_op == Some(SurfaceOp::Append)));
+    // The whole batch loads, and its outputs serialize.
+    let mut conversation = Conversation::new();
+    conversation.load(events, false).unwrap();
+    let _ = json!({ "lines": conversation.lines(), "views": conversation.views() });
+}
