@@ -7,7 +7,8 @@ use crate::chat::{sort_cards, ChatCard};
 use crate::error::Error;
 use crate::event::{Seq, SessionEvent};
 use crate::fold::SystemPromptState;
-use crate::parse::parse_events;
+use crate::intern::JsonInterner;
+use crate::parse::parse_events_with;
 use crate::request::RequestPromptInspection;
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
 
@@ -35,6 +36,7 @@ pub struct Conversation {
     events: Vec<SessionEvent>,
     has_more: bool,
     analysis: Analysis,
+    interner: JsonInterner,
 }
 
 impl Conversation {
@@ -103,12 +105,14 @@ impl Conversation {
 
     /// [`Conversation::load`] from JSON text (a JSON array or JSON lines).
     pub fn load_json(&mut self, text: &str, has_more: bool) -> Result<ConversationChange, Error> {
-        self.load(parse_events(text)?, has_more)
+        let events = parse_events_with(text, &mut self.interner)?;
+        self.load(events, has_more)
     }
 
     /// [`Conversation::append`] from JSON text (a JSON array or JSON lines).
     pub fn append_json(&mut self, text: &str) -> Result<ConversationChange, Error> {
-        self.append(parse_events(text)?)
+        let events = parse_events_with(text, &mut self.interner)?;
+        self.append(events)
     }
 
     /// [`Conversation::prepend`] from JSON text (a JSON array or JSON lines).
@@ -117,7 +121,8 @@ impl Conversation {
         text: &str,
         has_more: bool,
     ) -> Result<ConversationChange, Error> {
-        self.prepend(parse_events(text)?, has_more)
+        let events = parse_events_with(text, &mut self.interner)?;
+        self.prepend(events, has_more)
     }
 
     /// The fold state in force at `seq`: after every loaded relevant event with seq `<= seq`.

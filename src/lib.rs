@@ -54,12 +54,14 @@ mod conversation;
 mod error;
 mod event;
 mod fold;
+mod intern;
 mod jsjson;
 mod location;
 mod observe;
 mod parse;
 mod plain;
 mod request;
+mod shared;
 mod trajectory;
 mod views;
 

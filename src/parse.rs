@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::Error;
@@ -14,6 +15,7 @@ use crate::event::{
     EventKind, HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, TurnField,
     MAX_SAFE_INTEGER,
 };
+use crate::intern::JsonInterner;
 
 /// Parses a batch of events from JSON text: a JSON array of event objects, or JSON lines (one
 /// event object per line; blank lines are skipped). Whitespace-only text is an empty batch.
@@ -21,13 +23,21 @@ use crate::event::{
 /// Returns the validated events in input order, or the first error (seq order is not checked
 /// here: the window checks it against what it holds).
 pub fn parse_events(text: &str) -> Result<Vec<SessionEvent>, Error> {
+    parse_events_with(text, &mut JsonInterner::default())
+}
+
+/// [`parse_events`], sharing repeated config and tools values through `interner`.
+pub(crate) fn parse_events_with(
+    text: &str,
+    interner: &mut JsonInterner,
+) -> Result<Vec<SessionEvent>, Error> {
     match text.trim_start().chars().next() {
         None => Ok(Vec::new()),
         Some('[') => {
             let raw: RawEvents = serde_json::from_str(text).map_err(|err| json_error(&err, 0))?;
-            validate_events(raw.0)
+            validate_events(raw.0, interner)
         }
-        Some('{') => parse_json_lines(text),
+        Some('{') => parse_json_lines(text, interner),
         Some(_) => {
             let value: Value = serde_json::from_str(text).map_err(|err| json_error(&err, 0))?;
             Err(Error::NotAnArray {
@@ -37,7 +47,7 @@ pub fn parse_events(text: &str) -> Result<Vec<SessionEvent>, Error> {
     }
 }
 
-fn parse_json_lines(text: &str) -> Result<Vec<SessionEvent>, Error> {
+fn parse_json_lines(text: &str, interner: &mut JsonInterner) -> Result<Vec<SessionEvent>, Error> {
     let mut raw = Vec::new();
     for (line_index, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -47,7 +57,7 @@ fn parse_json_lines(text: &str) -> Result<Vec<SessionEvent>, Error> {
             serde_json::from_str(line).map_err(|err| json_error(&err, line_index))?;
         raw.push(event);
     }
-    validate_events(raw)
+    validate_events(raw, interner)
 }
 
 fn json_error(err: &serde_json::Error, line_offset: usize) -> Error {
@@ -142,10 +152,13 @@ impl<'de> Visitor<'de> for RawEventsVisitor {
 }
 
 /// Validates raw events in batch order; the first invalid one gives the error.
-pub(crate) fn validate_events(raw: Vec<RawEvent>) -> Result<Vec<SessionEvent>, Error> {
+fn validate_events(
+    raw: Vec<RawEvent>,
+    interner: &mut JsonInterner,
+) -> Result<Vec<SessionEvent>, Error> {
     raw.into_iter()
         .enumerate()
-        .map(|(index, event)| event.validate(index))
+        .map(|(index, event)| event.validate(index, interner))
         .collect()
 }
 
@@ -541,8 +554,8 @@ struct RawData {
     turn: Scalar,
     step: Scalar,
     text: Option<String>,
-    config: Option<Value>,
-    tools: Option<Value>,
+    config: Option<Box<RawValue>>,
+    tools: Option<Box<RawValue>>,
     reason: Scalar,
     starts_series: Scalar,
 }
@@ -691,8 +704,8 @@ impl<'de> Visitor<'de> for TextBlockVisitor {
 /// `data.header`'s `config` and `tools`, kept as JSON values.
 #[derive(Default)]
 struct HeaderFields {
-    config: Option<Value>,
-    tools: Option<Value>,
+    config: Option<Box<RawValue>>,
+    tools: Option<Box<RawValue>>,
 }
 
 impl<'de> Deserialize<'de> for HeaderFields {
@@ -727,7 +740,7 @@ impl<'de> Visitor<'de> for HeaderVisitor {
 
 impl RawEvent {
     /// Checks the event and keeps what the interpreter reads; `index` is its place in the batch.
-    fn validate(self, index: usize) -> Result<SessionEvent, Error> {
+    fn validate(self, index: usize, interner: &mut JsonInterner) -> Result<SessionEvent, Error> {
         let raw = match self {
             RawEvent::Object(raw) => *raw,
             RawEvent::NotObject(found) => {
@@ -756,7 +769,7 @@ impl RawEvent {
                 .map_or(TurnField::Absent, TurnField::Turn),
         };
         let step = raw.data.step.non_negative_integer();
-        let kind = event_kind(raw.kind, raw.data);
+        let kind = event_kind(raw.kind, raw.data, interner);
         Ok(SessionEvent {
             seq,
             time,
@@ -768,7 +781,7 @@ impl RawEvent {
     }
 }
 
-fn event_kind(kind: TypeTag, data: RawData) -> EventKind {
+fn event_kind(kind: TypeTag, data: RawData, interner: &mut JsonInterner) -> EventKind {
     match kind {
         TypeTag::SystemMessage => EventKind::SystemMessage {
             text: Rc::from(data.text.unwrap_or_default()),
@@ -785,12 +798,14 @@ fn event_kind(kind: TypeTag, data: RawData) -> EventKind {
                 _ => HeaderReason::Other,
             };
             let starts_series = data.starts_series == Scalar::Bool(true);
-            EventKind::RequestHeader(Rc::new(RequestHeader::new(
-                data.config,
-                data.tools,
+            let tools = interner.tools(data.tools.as_deref());
+            EventKind::RequestHeader(Rc::new(RequestHeader {
+                config: data.config.as_deref().map(|raw| interner.config(raw)),
+                tools: tools.value,
+                tools_text: tools.text,
                 reason,
                 starts_series,
-            )))
+            }))
         }
         TypeTag::TurnStart => EventKind::TurnStart,
         TypeTag::TurnEnd => EventKind::TurnEnd,

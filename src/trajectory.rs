@@ -57,7 +57,10 @@ pub struct Request {
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub prompt: Option<PromptSnapshot>,
     /// The prompt's config.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::shared::serialize_optional_value"
+    )]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown", optional))]
     pub request_config: Option<Rc<serde_json::Value>>,
     /// The prompt change this request is the first to carry.

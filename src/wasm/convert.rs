@@ -26,22 +26,23 @@ fn serialize<T: Serialize + ?Sized>(value: &T, missing_as_null: bool) -> Result<
     let serializer = serde_wasm_bindgen::Serializer::new()
         .serialize_maps_as_objects(true)
         .serialize_missing_as_null(missing_as_null);
-    value
-        .serialize(&serializer)
+    crate::shared::cache::sharing(|| value.serialize(&serializer))
         .map_err(|err| JsValue::from(js_sys::Error::new(&err.to_string())))
 }
 
-/// Reads a batch of events from a JS array.
-pub(crate) fn events_from_js(value: &JsValue) -> Result<Vec<SessionEvent>, Error> {
+/// A batch of events given as a JS array, as JSON text (`JSON.stringify`).
+pub(crate) fn array_text(value: &JsValue) -> Result<String, Error> {
     let Some(array) = value.dyn_ref::<js_sys::Array>() else {
         return Err(Error::NotAnArray {
             found: js_type_name(value),
         });
     };
-    match stringify(value) {
-        Some(text) => parse_events(&text),
-        None => Err(unsupported_element(array)),
-    }
+    stringify(value).ok_or_else(|| unsupported_element(array))
+}
+
+/// Reads a batch of events from a JS array.
+pub(crate) fn events_from_js(value: &JsValue) -> Result<Vec<SessionEvent>, Error> {
+    parse_events(&array_text(value)?)
 }
 
 /// The first element `JSON.stringify` cannot write (a BigInt, a cycle), as an error.
@@ -56,23 +57,25 @@ fn unsupported_element(array: &js_sys::Array) -> Error {
     }
 }
 
-/// Reads a batch of events from JSON text given as a string or as UTF-8 bytes (`Uint8Array`,
-/// e.g. from `fetch(...).arrayBuffer()` or `fs.readFileSync`, which skips a string copy).
-pub(crate) fn events_from_text(value: &JsValue) -> Result<Vec<SessionEvent>, Error> {
+/// JSON text given as a string or as UTF-8 bytes (`Uint8Array`, e.g. from
+/// `fetch(...).arrayBuffer()` or `fs.readFileSync`).
+pub(crate) fn text_from_js(value: &JsValue) -> Result<String, Error> {
     if let Some(text) = value.as_string() {
-        return parse_events(&text);
+        return Ok(text);
     }
     if let Some(bytes) = value.dyn_ref::<js_sys::Uint8Array>() {
-        let bytes = bytes.to_vec();
-        let text = std::str::from_utf8(&bytes).map_err(|err| Error::MalformedJson {
-            line: bytes
-                .get(..err.valid_up_to())
-                .map_or(0, |valid| valid.iter().filter(|b| **b == b'\n').count())
-                .saturating_add(1),
-            column: 0,
-            message: format!("invalid UTF-8: {err}"),
-        })?;
-        return parse_events(text);
+        return String::from_utf8(bytes.to_vec()).map_err(|err| {
+            let bytes = err.as_bytes();
+            let valid = err.utf8_error().valid_up_to();
+            Error::MalformedJson {
+                line: bytes
+                    .get(..valid)
+                    .map_or(0, |valid| valid.iter().filter(|b| **b == b'\n').count())
+                    .saturating_add(1),
+                column: 0,
+                message: format!("invalid UTF-8: {}", err.utf8_error()),
+            }
+        });
     }
     Err(invalid("text", "expected a string or a Uint8Array"))
 }

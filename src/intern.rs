@@ -1,0 +1,69 @@
+//! Sharing of repeated JSON values. A session's request headers repeat the same tools and config
+//! thousands of times; each distinct raw text is parsed (and, for tools, written as JavaScript's
+//! `JSON.stringify` text) once, and every header holds the shared value.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::jsjson::js_stringify;
+
+/// How many distinct texts of each kind are kept; past that, values are parsed but not shared
+/// (a hostile log with unique values cannot grow the table without bound).
+const MAX_ENTRIES: usize = 4096;
+
+/// A tools list with its `JSON.stringify` text.
+#[derive(Clone, Debug)]
+pub(crate) struct SharedTools {
+    pub value: Rc<Value>,
+    pub text: Rc<str>,
+}
+
+/// Distinct config and tools texts seen so far, with their parsed values.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct JsonInterner {
+    configs: HashMap<Box<str>, Rc<Value>>,
+    tools: HashMap<Box<str>, SharedTools>,
+}
+
+impl JsonInterner {
+    /// The config value of a raw JSON text, shared with earlier equal texts.
+    pub fn config(&mut self, raw: &RawValue) -> Rc<Value> {
+        if let Some(value) = self.configs.get(raw.get()) {
+            return Rc::clone(value);
+        }
+        let value = Rc::new(parse(raw));
+        if self.configs.len() < MAX_ENTRIES {
+            self.configs.insert(Box::from(raw.get()), Rc::clone(&value));
+        }
+        value
+    }
+
+    /// The tools list of a raw JSON text (`[]` unless it is an array), shared with earlier equal
+    /// texts.
+    pub fn tools(&mut self, raw: Option<&RawValue>) -> SharedTools {
+        let key = raw.map_or("[]", RawValue::get);
+        if let Some(tools) = self.tools.get(key) {
+            return tools.clone();
+        }
+        let value = match raw.map(parse) {
+            Some(tools @ Value::Array(_)) => tools,
+            _ => Value::Array(Vec::new()),
+        };
+        let tools = SharedTools {
+            text: Rc::from(js_stringify(&value)),
+            value: Rc::new(value),
+        };
+        if self.tools.len() < MAX_ENTRIES {
+            self.tools.insert(Box::from(key), tools.clone());
+        }
+        tools
+    }
+}
+
+/// A raw text the JSON parser already accepted parses again; `null` covers the impossible rest.
+fn parse(raw: &RawValue) -> Value {
+    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
+}

@@ -1,0 +1,115 @@
+//! Serialization of values shared through `Rc`: interned tools and config, prompt texts. Natively
+//! they serialize as themselves. In the wasm build, while one result is converted to JS (see
+//! `wasm::convert`), each distinct `Rc` is converted once and the same JS value is used wherever
+//! it appears again: a `views()` of a long session repeats one tools list and one prompt text in
+//! thousands of headers, and building each copy anew dominated the conversion.
+
+use std::rc::Rc;
+
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+/// Serializes a shared JSON value (see the module docs).
+pub(crate) fn serialize_value<S: Serializer>(
+    value: &Rc<Value>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    #[cfg(target_arch = "wasm32")]
+    if let Some(js) = cache::lookup(Rc::as_ptr(value).cast(), || cache::value_to_js(value)) {
+        return serde_wasm_bindgen::preserve::serialize(&js, serializer);
+    }
+    value.serialize(serializer)
+}
+
+/// [`serialize_value`] for an optional value (`None` as the serializer writes it).
+pub(crate) fn serialize_optional_value<S: Serializer>(
+    value: &Option<Rc<Value>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(value) => serialize_value(value, serializer),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// Serializes a shared text (see the module docs).
+pub(crate) fn serialize_text<S: Serializer>(
+    text: &Rc<str>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    #[cfg(target_arch = "wasm32")]
+    if let Some(js) = cache::lookup(Rc::as_ptr(text).cast(), || {
+        Some(wasm_bindgen::JsValue::from_str(text))
+    }) {
+        return serde_wasm_bindgen::preserve::serialize(&js, serializer);
+    }
+    serializer.serialize_str(text)
+}
+
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod cache {
+    //! The JS values made during one conversion, by the address of the `Rc` they came from. The
+    //! `Rc`s are borrowed by the value being converted, so an address names one value throughout.
+
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+
+    use serde::Serialize;
+    use serde_json::Value;
+    use wasm_bindgen::JsValue;
+
+    thread_local! {
+        static ACTIVE: RefCell<Option<HashMap<usize, JsValue>>> = const { RefCell::new(None) };
+    }
+
+    /// Runs `convert` with sharing on; values made inside it are shared within it only.
+    pub(crate) fn sharing<R>(convert: impl FnOnce() -> R) -> R {
+        set(Some(HashMap::new()));
+        let result = convert();
+        set(None);
+        result
+    }
+
+    fn set(map: Option<HashMap<usize, JsValue>>) {
+        ACTIVE.with(|active| {
+            if let Ok(mut active) = active.try_borrow_mut() {
+                *active = map;
+            }
+        });
+    }
+
+    /// The JS value for the `Rc` at `address`: from the cache, or made by `make` and kept.
+    /// `None` when sharing is off (or `make` fails), so the caller serializes as usual.
+    pub(crate) fn lookup(
+        address: *const u8,
+        make: impl FnOnce() -> Option<JsValue>,
+    ) -> Option<JsValue> {
+        let key = address as usize;
+        let cached = ACTIVE.with(|active| {
+            let active = active.try_borrow().ok()?;
+            Some(active.as_ref()?.get(&key).cloned())
+        })?;
+        if cached.is_some() {
+            return cached;
+        }
+        let made = make()?;
+        ACTIVE.with(|active| {
+            if let Some(map) = active
+                .try_borrow_mut()
+                .ok()
+                .as_mut()
+                .and_then(|a| a.as_mut())
+            {
+                map.insert(key, made.clone());
+            }
+        });
+        Some(made)
+    }
+
+    /// A JSON value as a plain JS value (objects for maps).
+    pub(crate) fn value_to_js(value: &Value) -> Option<JsValue> {
+        value
+            .serialize(&serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true))
+            .ok()
+    }
+}
