@@ -126,6 +126,12 @@ pub struct RequestPromptInspection {
     pub change: Option<PromptChange>,
 }
 
+/// Text equality that skips the byte comparison when both sides share one allocation (prompt
+/// texts and interned tools usually do).
+fn same_text(a: &Rc<str>, b: &Rc<str>) -> bool {
+    Rc::ptr_eq(a, b) || a == b
+}
+
 /// Inspects a `request/header` event against the previous request's prompt (SPEC section 3).
 ///
 /// `system` is the effective prompt in force just before the header. Returns the prompt the
@@ -157,9 +163,9 @@ pub(crate) fn inspect_header(
         None if header.reason == HeaderReason::Initial => Some(ChangeKind::Initial),
         None => None,
         Some(previous) => {
-            let system_changed =
-                previous.system != prompt.system && !system.is_some_and(|node| node.update);
-            let tools_changed = previous.tools_text != prompt.tools_text;
+            let system_changed = !same_text(&previous.system, &prompt.system)
+                && !system.is_some_and(|node| node.update);
+            let tools_changed = !same_text(&previous.tools_text, &prompt.tools_text);
             match (system_changed, tools_changed) {
                 (true, true) => Some(ChangeKind::SystemAndTools),
                 (true, false) => Some(ChangeKind::System),
