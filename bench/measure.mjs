@@ -154,8 +154,12 @@ function pfCold(objects) {
 
 const tasks = {
   'baseline-mem'() {
-    const events = JSON.parse(readText());
+    const text = readText();
     collect();
+    const beforeEvents = heapUsed();
+    const events = JSON.parse(text);
+    collect();
+    const eventsHeapBytes = heapUsed() - beforeEvents;
     const before = heapUsed();
     const t = performance.now();
     const progress = (i) => {
@@ -167,7 +171,7 @@ const tasks = {
     collect();
     const retainedBytes = heapUsed() - before;
     sink.push(kept);
-    return { foldMs, retainedBytes, states: kept.states.length };
+    return { foldMs, retainedBytes, eventsHeapBytes, states: kept.states.length };
   },
 
   'baseline-time'() {
@@ -265,10 +269,11 @@ const tasks = {
     const pf = loadPromptfold();
     const events = JSON.parse(readText());
     growWasmMemory(pf, Number(arg));
-    // "Load earlier" page by page until the whole log is loaded: the newest 9,000 events, a
-    // 1,000-event page, 10,000-event pages, a 9,000-event page and a last 1,000-event page, so
-    // the same small page goes into a 9,000-event and into a 99,000-event window.
-    const pages = [1_000, ...Array(8).fill(10_000), 9_000, 1_000];
+    // "Load earlier" page by page until the whole log is loaded: the newest 9,000 events, then
+    // pages of 1,000, 8 x 10,000, 8,000, 1,000 and 1,000 events, so that the same 1,000-event
+    // page goes into a 9,000-event and into a 98,000-event window. Each row records how many
+    // chat cards the call reported, since a page that resolves withheld prompts changes them all.
+    const pages = [1_000, ...Array(8).fill(10_000), 8_000, 1_000, 1_000];
     const result = { grownTo: pf.wasmMemoryBytes(), steps: [] };
     let start = events.length - 9_000;
     const c = new pf.Conversation();
@@ -281,8 +286,10 @@ const tasks = {
       const chunk = events.slice(from, start);
       collect();
       t = performance.now();
-      c.prepend(chunk, from > 0);
-      result.steps.push({ window: events.length - start, loaded: chunk.length, ms: performance.now() - t });
+      const change = c.prepend(chunk, from > 0);
+      const ms = performance.now() - t;
+      const cards = change.chat.added.length + change.chat.changed.length + change.chat.removed.length;
+      result.steps.push({ window: events.length - start, loaded: chunk.length, ms, cards });
       start = from;
     }
     result.length = c.length;
