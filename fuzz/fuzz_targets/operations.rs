@@ -1,0 +1,768 @@
+//! Structured random operation sequences on one `Conversation`: load, append, prepend (from
+//! event vectors, JSON arrays, JSON lines, truncated or wrapped text, or events built directly
+//! without the parser), `state_at`, `request_at`, `views` and `lines`.
+//!
+//! Events are built from arbitrary fields, valid-looking and not: seqs that follow the window or
+//! repeat, go back, jump, or are not safe integers; replace endpoints that name a recent event,
+//! dangle before the window, are reversed, point at the event itself or later; every field in a
+//! wrong JSON shape now and then; elements that are not objects.
+//!
+//! Invariants checked after every operation:
+//! - on `Err`: `lines()`, `views()`, window start, `has_more` and length are exactly as before;
+//! - on `Ok`: a fresh `Conversation::load` of the same `events()` gives identical `lines()` and
+//!   `views()` (D1), and the chat cards replayed from every change report so far equal
+//!   `views().chat`;
+//! - `state_at(seq)` equals the state in `lines()` for every loaded seq, and never panics for any
+//!   seq; `request_at` never panics.
+#![no_main]
+
+use std::collections::BTreeMap;
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use promptfold::{
+    parse_events, CardKey, ChatCard, Conversation, ConversationChange, Error, EventKind, EventLine,
+    HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, TurnField, Views,
+};
+use serde_json::{json, Map, Value};
+
+const MAX_SAFE: i64 = (1 << 53) - 1;
+
+#[derive(Arbitrary, Debug)]
+enum Op {
+    Load { batch: Batch, has_more: bool },
+    Append { batch: Batch },
+    Prepend { batch: Batch, has_more: bool },
+    StateAt(SeqPick),
+    RequestAt(SeqPick),
+    Views,
+    Lines,
+}
+
+#[derive(Arbitrary, Debug)]
+struct Batch {
+    /// Shift of the batch's first seq from its natural place.
+    slack: i8,
+    events: Vec<Ev>,
+    form: Form,
+}
+
+/// How the batch reaches the conversation.
+#[derive(Arbitrary, Debug)]
+enum Form {
+    /// JSON text through `parse_events`, then the vector call.
+    Parsed,
+    /// A JSON array through the `*_json` call.
+    JsonArray,
+    /// JSON lines through the `*_json` call.
+    JsonLines,
+    /// The JSON array cut after this many characters.
+    Truncated(u16),
+    /// Valid JSON that is not an array.
+    Wrapped(u8),
+    /// `SessionEvent`s built directly, without the parser's checks (Rust API only).
+    Direct,
+}
+
+#[derive(Arbitrary, Debug)]
+struct Ev {
+    seq: SeqStep,
+    time: Num,
+    kind: Kind,
+    surface_op: OpShape,
+    turn: Num,
+    step: Num,
+    extra_field: bool,
+}
+
+#[derive(Arbitrary, Debug)]
+enum SeqStep {
+    /// One more than the previous seq in the batch (the first event: the natural start).
+    Next,
+    /// The previous seq plus 2 to 5.
+    Gap(u8),
+    /// The previous seq again.
+    Same,
+    /// The previous seq minus 1 to 4.
+    Back(u8),
+    /// Any integer (often not a safe integer).
+    Abs(i64),
+    /// A safe-integer limit or just past it.
+    Edge(u8),
+    /// A wrong JSON shape.
+    Junk(Junk),
+    /// No `seq` member.
+    Missing,
+}
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Junk {
+    Str,
+    Float,
+    Huge,
+    Null,
+    Bool,
+    Array,
+    Object,
+    NegZero,
+}
+
+impl Junk {
+    fn value(self) -> Value {
+        match self {
+            Junk::Str => json!("12"),
+            Junk::Float => json!(2.5),
+            Junk::Huge => json!(1e300),
+            Junk::Null => Value::Null,
+            Junk::Bool => json!(true),
+            Junk::Array => json!([1]),
+            Junk::Object => json!({"seq": 1}),
+            Junk::NegZero => json!(-0.0),
+        }
+    }
+}
+
+#[derive(Arbitrary, Debug)]
+enum Num {
+    Absent,
+    Small(u8),
+    Null,
+    Negative,
+    Junk(Junk),
+}
+
+impl Num {
+    fn value(&self) -> Option<Value> {
+        match self {
+            Num::Absent => None,
+            Num::Small(n) => Some(json!(n % 5)),
+            Num::Null => Some(Value::Null),
+            Num::Negative => Some(json!(-1)),
+            Num::Junk(junk) => Some(junk.value()),
+        }
+    }
+}
+
+#[derive(Arbitrary, Debug)]
+enum Kind {
+    System {
+        text: u8,
+        blocks: Blocks,
+    },
+    User,
+    Assistant,
+    Tool,
+    Header {
+        reason: u8,
+        tools: u8,
+        config: u8,
+        starts_series: Option<bool>,
+    },
+    TurnStart,
+    TurnEnd,
+    StepStart,
+    StepEnd,
+    Unknown,
+    TypeJunk(Junk),
+    DataJunk(Junk),
+    /// The element is not an object at all.
+    NotObject(Junk),
+}
+
+#[derive(Arbitrary, Debug)]
+enum Blocks {
+    One,
+    Split,
+    Empty,
+    Mixed,
+    ContentJunk(Junk),
+    MessageJunk(Junk),
+}
+
+const TEXTS: &[&str] = &["", "A", "B", "C", "A long prompt\nwith lines", "ünï ✓"];
+
+#[derive(Arbitrary, Debug)]
+enum OpShape {
+    None,
+    Append,
+    Replace {
+        start: End,
+        end: End,
+    },
+    /// `{op: <not "replace">, startSeq, endSeq}`.
+    WrongOp(End, End),
+    /// A string other than "append".
+    WrongString,
+    Junk(Junk),
+    ExplicitNull,
+}
+
+#[derive(Arbitrary, Debug)]
+enum End {
+    /// The seq of the n-th most recent event before this one (window and batch).
+    Recent(u8),
+    /// This event's seq minus 1 to 8 (may name nothing, or a non-surface event).
+    Back(u8),
+    /// Before the window start (unknown to the fold).
+    BeforeWindow(u8),
+    /// The event itself.
+    SelfSeq,
+    /// Later than the event.
+    Later(u8),
+    /// Any integer.
+    Abs(i64),
+    Junk(Junk),
+    Missing,
+}
+
+#[derive(Arbitrary, Debug)]
+enum SeqPick {
+    Loaded(u16),
+    Near(u16, i8),
+    Abs(i64),
+}
+
+/// One event as JSON, with the integer seq when it has one, and a direct `SessionEvent`.
+struct Built {
+    value: Value,
+    direct: Option<SessionEvent>,
+}
+
+struct Context {
+    /// Seqs of events before the one being built: the window's, then the batch's so far.
+    recent: Vec<Seq>,
+    window_start: Option<Seq>,
+}
+
+fn endpoint(end: &End, seq: Seq, context: &Context) -> Option<Value> {
+    let value = match end {
+        End::Recent(n) => {
+            let len = context.recent.len();
+            if len == 0 {
+                json!(seq.saturating_sub(1))
+            } else {
+                let back = usize::from(*n) % len.min(12);
+                json!(context.recent[len - 1 - back])
+            }
+        }
+        End::Back(n) => json!(seq.saturating_sub(1 + i64::from(n % 8))),
+        End::BeforeWindow(n) => {
+            let start = context.window_start.unwrap_or(seq);
+            json!(start.saturating_sub(1 + i64::from(n % 4)))
+        }
+        End::SelfSeq => json!(seq),
+        End::Later(n) => json!(seq.saturating_add(1 + i64::from(n % 4))),
+        End::Abs(n) => json!(n),
+        End::Junk(junk) => junk.value(),
+        End::Missing => return None,
+    };
+    Some(value)
+}
+
+fn as_seq(value: &Option<Value>) -> Option<Seq> {
+    value.as_ref().and_then(Value::as_i64)
+}
+
+fn build(ev: &Ev, seq_value: Option<Value>, context: &Context) -> Built {
+    let seq = as_seq(&seq_value);
+    let mut object = Map::new();
+    if let Some(value) = &seq_value {
+        object.insert("seq".into(), value.clone());
+    }
+    let time = ev.time.value();
+    if let Some(value) = &time {
+        object.insert("time".into(), value.clone());
+    }
+    let mut data = Map::new();
+    if let Some(turn) = ev.turn.value() {
+        data.insert("turn".into(), turn);
+    }
+    if let Some(step) = ev.step.value() {
+        data.insert("step".into(), step);
+    }
+    let type_name: Value = match &ev.kind {
+        Kind::System { text, blocks } => {
+            let text = TEXTS[usize::from(*text) % TEXTS.len()];
+            let message = match blocks {
+                Blocks::One => {
+                    json!({"role": "system", "content": [{"type": "text", "text": text}]})
+                }
+                Blocks::Split => {
+                    let middle = (0..=text.len() / 2)
+                        .rev()
+                        .find(|&at| text.is_char_boundary(at))
+                        .unwrap_or(0);
+                    let (a, b) = text.split_at(middle);
+                    json!({"role": "system", "content": [{"type": "text", "text": a}, {"type": "text", "text": b}]})
+                }
+                Blocks::Empty => json!({"role": "system", "content": []}),
+                Blocks::Mixed => {
+                    json!({"content": [5, {"type": "image", "text": "no"}, {"type": "text", "text": text}, null]})
+                }
+                Blocks::ContentJunk(junk) => json!({"content": junk.value()}),
+                Blocks::MessageJunk(junk) => junk.value(),
+            };
+            data.insert("message".into(), message);
+            json!("system/message")
+        }
+        Kind::User => json!("user/message"),
+        Kind::Assistant => json!("assistant/message"),
+        Kind::Tool => json!("tool/result"),
+        Kind::Header {
+            reason,
+            tools,
+            config,
+            starts_series,
+        } => {
+            let reason =
+                ["initial", "resume", "change", "series", "other"][usize::from(*reason) % 5];
+            let tools = match tools % 4 {
+                0 => json!([]),
+                1 => json!([{"name": "read", "b": 1, "a": 2}]),
+                2 => json!([{"name": "read", "a": 2, "b": 1}]),
+                _ => json!({"not": "an array"}),
+            };
+            data.insert("reason".into(), json!(reason));
+            data.insert(
+                "header".into(),
+                json!({"config": {"model": config % 3}, "tools": tools}),
+            );
+            if let Some(flag) = starts_series {
+                data.insert("startsSeries".into(), json!(flag));
+            }
+            json!("request/header")
+        }
+        Kind::TurnStart => json!("turn/start"),
+        Kind::TurnEnd => json!("turn/end"),
+        Kind::StepStart => json!("step/start"),
+        Kind::StepEnd => json!("step/end"),
+        Kind::Unknown => json!("agent/inbox/spliced"),
+        Kind::TypeJunk(junk) => junk.value(),
+        Kind::DataJunk(_) | Kind::NotObject(_) => json!("user/message"),
+    };
+    object.insert("type".into(), type_name);
+    match &ev.kind {
+        Kind::DataJunk(junk) => {
+            object.insert("data".into(), junk.value());
+        }
+        _ => {
+            object.insert("data".into(), Value::Object(data));
+        }
+    }
+    let here = seq.unwrap_or(0);
+    let (op_value, direct_op) = match &ev.surface_op {
+        OpShape::None => (None, None),
+        OpShape::Append => (Some(json!("append")), Some(SurfaceOp::Append)),
+        OpShape::Replace { start, end } => {
+            let start = endpoint(start, here, context);
+            let end = endpoint(end, here, context);
+            let mut op = Map::new();
+            op.insert("op".into(), json!("replace"));
+            if let Some(start) = &start {
+                op.insert("startSeq".into(), start.clone());
+            }
+            if let Some(end) = &end {
+                op.insert("endSeq".into(), end.clone());
+            }
+            let direct = match (as_seq(&start), as_seq(&end)) {
+                (Some(start), Some(end)) => Some(SurfaceOp::Replace { start, end }),
+                _ => Some(SurfaceOp::Append),
+            };
+            (Some(Value::Object(op)), direct)
+        }
+        OpShape::WrongOp(start, end) => {
+            let mut op = Map::new();
+            op.insert("op".into(), json!("prepend"));
+            if let Some(start) = endpoint(start, here, context) {
+                op.insert("startSeq".into(), start);
+            }
+            if let Some(end) = endpoint(end, here, context) {
+                op.insert("endSeq".into(), end);
+            }
+            (Some(Value::Object(op)), None)
+        }
+        OpShape::WrongString => (Some(json!("replace")), None),
+        OpShape::Junk(junk) => (Some(junk.value()), None),
+        OpShape::ExplicitNull => (Some(Value::Null), None),
+    };
+    if let Some(op) = op_value {
+        object.insert("surfaceOp".into(), op);
+    }
+    if ev.extra_field {
+        object.insert("sourceEventSeqs".into(), json!([1, 2]));
+        object.insert("ignorable".into(), json!(true));
+    }
+    let value = match &ev.kind {
+        Kind::NotObject(junk) => junk.value(),
+        _ => Value::Object(object),
+    };
+    // The same event built directly, as a Rust caller could, without the parser's checks.
+    let direct = seq.map(|seq| {
+        let text = |blocks_text: &str| blocks_text.into();
+        let kind = match &ev.kind {
+            Kind::System { text: t, .. } => EventKind::SystemMessage {
+                text: text(TEXTS[usize::from(*t) % TEXTS.len()]),
+            },
+            Kind::Header {
+                reason,
+                tools,
+                config,
+                starts_series,
+            } => {
+                let reason = match reason % 5 {
+                    0 => HeaderReason::Initial,
+                    1 => HeaderReason::Resume,
+                    2 => HeaderReason::Change,
+                    3 => HeaderReason::Series,
+                    _ => HeaderReason::Other,
+                };
+                let tools = if tools % 2 == 0 {
+                    None
+                } else {
+                    Some(json!([{"name": "x"}]))
+                };
+                EventKind::RequestHeader(std::rc::Rc::new(RequestHeader::new(
+                    Some(json!({"model": config % 3})),
+                    tools,
+                    reason,
+                    *starts_series == Some(true),
+                )))
+            }
+            Kind::TurnStart => EventKind::TurnStart,
+            Kind::TurnEnd => EventKind::TurnEnd,
+            Kind::StepStart => EventKind::StepStart,
+            Kind::StepEnd => EventKind::StepEnd,
+            _ => EventKind::Other,
+        };
+        let turn = match &ev.turn {
+            Num::Small(n) => TurnField::Turn(u64::from(n % 5)),
+            Num::Null => TurnField::Null,
+            Num::Junk(Junk::Huge) => TurnField::Turn(u64::MAX),
+            _ => TurnField::Absent,
+        };
+        let step = match &ev.step {
+            Num::Small(n) => Some(u64::from(n % 5)),
+            Num::Junk(Junk::Huge) => Some(u64::MAX),
+            _ => None,
+        };
+        let time = match &ev.time {
+            Num::Small(n) => f64::from(*n),
+            Num::Negative => -1.0,
+            Num::Junk(Junk::Huge) => 1e300,
+            _ => 0.0,
+        };
+        SessionEvent {
+            seq,
+            time,
+            kind,
+            surface_op: direct_op,
+            turn,
+            step,
+        }
+    });
+    Built { value, direct }
+}
+
+enum Call {
+    Load(bool),
+    Append,
+    Prepend(bool),
+}
+
+/// Builds the batch: its JSON text (as `form` wants) and its directly built events.
+fn build_batch(
+    batch: &Batch,
+    call: &Call,
+    conversation: &Conversation,
+) -> (Vec<Value>, Vec<SessionEvent>) {
+    let window: Vec<Seq> = conversation
+        .events()
+        .iter()
+        .map(|event| event.seq)
+        .collect();
+    let slack = i64::from(batch.slack);
+    // Relative offsets of the natural seqs, to place a prepended page just before the window.
+    let span: i64 = batch
+        .events
+        .iter()
+        .map(|ev| match ev.seq {
+            SeqStep::Gap(n) => 2 + i64::from(n % 4),
+            _ => 1,
+        })
+        .sum();
+    let mut previous: Seq = match call {
+        Call::Load(_) => slack,
+        Call::Append => window
+            .last()
+            .copied()
+            .unwrap_or(0)
+            .saturating_add(slack.min(0)),
+        Call::Prepend(_) => conversation
+            .window_start()
+            .unwrap_or(0)
+            .saturating_sub(span)
+            .saturating_sub(1)
+            .saturating_add(slack.clamp(-4, 4)),
+    };
+    let mut context = Context {
+        recent: match call {
+            Call::Append => window.clone(),
+            _ => Vec::new(),
+        },
+        window_start: match call {
+            Call::Load(_) => None,
+            _ => conversation.window_start(),
+        },
+    };
+    let mut values = Vec::new();
+    let mut direct = Vec::new();
+    for ev in &batch.events {
+        let seq_value = match &ev.seq {
+            SeqStep::Next => Some(json!(previous.saturating_add(1))),
+            SeqStep::Gap(n) => Some(json!(previous.saturating_add(2 + i64::from(n % 4)))),
+            SeqStep::Same => Some(json!(previous)),
+            SeqStep::Back(n) => Some(json!(previous.saturating_sub(1 + i64::from(n % 4)))),
+            SeqStep::Abs(n) => Some(json!(n)),
+            SeqStep::Edge(n) => Some(match n % 6 {
+                0 => json!(MAX_SAFE),
+                1 => json!(MAX_SAFE + 1),
+                2 => json!(-MAX_SAFE),
+                3 => json!(-MAX_SAFE - 1),
+                4 => json!(i64::MAX),
+                _ => json!(u64::MAX),
+            }),
+            SeqStep::Junk(junk) => Some(junk.value()),
+            SeqStep::Missing => None,
+        };
+        let built = build(ev, seq_value.clone(), &context);
+        if let Some(seq) = as_seq(&seq_value) {
+            previous = seq;
+            context.recent.push(seq);
+        }
+        values.push(built.value);
+        if let Some(event) = built.direct {
+            direct.push(event);
+        }
+    }
+    (values, direct)
+}
+
+#[derive(Debug, PartialEq)]
+struct Snapshot {
+    lines: Vec<EventLine>,
+    views: Views,
+    window_start: Option<Seq>,
+    has_more: bool,
+    len: usize,
+}
+
+fn snapshot(conversation: &Conversation) -> Snapshot {
+    Snapshot {
+        lines: conversation.lines(),
+        views: conversation.views(),
+        window_start: conversation.window_start(),
+        has_more: conversation.has_more(),
+        len: conversation.len(),
+    }
+}
+
+fn run(
+    conversation: &mut Conversation,
+    call: &Call,
+    batch: &Batch,
+) -> Result<ConversationChange, Error> {
+    let (values, direct) = build_batch(batch, call, conversation);
+    let array = Value::Array(values.clone()).to_string();
+    let text = match &batch.form {
+        Form::Parsed | Form::JsonArray | Form::Direct => array,
+        Form::JsonLines => values
+            .iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Form::Truncated(n) => array
+            .chars()
+            .take(usize::from(*n) % (array.chars().count() + 1))
+            .collect(),
+        Form::Wrapped(n) => match n % 3 {
+            0 => json!({ "events": values }).to_string(),
+            1 => json!("[]").to_string(),
+            _ => "  null ".to_owned(),
+        },
+    };
+    match (&batch.form, call) {
+        (Form::Parsed, _) => {
+            let events = parse_events(&text)?;
+            match call {
+                Call::Load(has_more) => conversation.load(events, *has_more),
+                Call::Append => conversation.append(events),
+                Call::Prepend(has_more) => conversation.prepend(events, *has_more),
+            }
+        }
+        (Form::Direct, Call::Load(has_more)) => conversation.load(direct, *has_more),
+        (Form::Direct, Call::Append) => conversation.append(direct),
+        (Form::Direct, Call::Prepend(has_more)) => conversation.prepend(direct, *has_more),
+        (_, Call::Load(has_more)) => conversation.load_json(&text, *has_more),
+        (_, Call::Append) => conversation.append_json(&text),
+        (_, Call::Prepend(has_more)) => conversation.prepend_json(&text, *has_more),
+    }
+}
+
+/// Chat cards kept up to date from change reports alone, as a UI would.
+#[derive(Default)]
+struct Replayed(BTreeMap<CardKey, ChatCard>);
+
+impl Replayed {
+    fn apply(&mut self, change: &ConversationChange) {
+        for key in &change.chat.removed {
+            assert!(
+                self.0.remove(key).is_some(),
+                "removed card {key} was not shown"
+            );
+        }
+        for card in &change.chat.changed {
+            assert!(
+                self.0.contains_key(&card.key),
+                "changed card {} was not shown",
+                card.key
+            );
+            self.0.insert(card.key, card.clone());
+        }
+        for card in &change.chat.added {
+            assert!(
+                self.0.insert(card.key, card.clone()).is_none(),
+                "added card {} was already shown",
+                card.key
+            );
+        }
+    }
+
+    fn cards(&self) -> Vec<ChatCard> {
+        let mut cards: Vec<ChatCard> = self.0.values().cloned().collect();
+        cards.sort_by_key(ChatCard::order);
+        cards
+    }
+}
+
+fn pick(conversation: &Conversation, pick: &SeqPick) -> Seq {
+    let events = conversation.events();
+    match pick {
+        SeqPick::Loaded(n) if !events.is_empty() => events[usize::from(*n) % events.len()].seq,
+        SeqPick::Near(n, delta) if !events.is_empty() => events[usize::from(*n) % events.len()]
+            .seq
+            .saturating_add(i64::from(*delta)),
+        SeqPick::Abs(n) => *n,
+        _ => 0,
+    }
+}
+
+fuzz_target!(|ops: Vec<Op>| {
+    let mut conversation = Conversation::new();
+    let mut replayed = Replayed::default();
+    // FUZZ_STATS=1: one line per load/append/prepend on stderr, to see what a corpus exercises.
+    let stats = std::env::var_os("FUZZ_STATS").is_some();
+    for op in ops.iter().take(64) {
+        let (call, batch) = match op {
+            Op::Load { batch, has_more } => (Call::Load(*has_more), batch),
+            Op::Append { batch } => (Call::Append, batch),
+            Op::Prepend { batch, has_more } => (Call::Prepend(*has_more), batch),
+            Op::StateAt(seq) => {
+                let seq = pick(&conversation, seq);
+                if let Some(state) = conversation.state_at(seq) {
+                    let _ = state.to_json();
+                    let _ = state.effective();
+                }
+                continue;
+            }
+            Op::RequestAt(seq) => {
+                let _ = conversation.request_at(pick(&conversation, seq));
+                continue;
+            }
+            Op::Views => {
+                let views = conversation.views();
+                assert_eq!(
+                    views.chat,
+                    replayed.cards(),
+                    "replayed chat cards differ from views()"
+                );
+                continue;
+            }
+            Op::Lines => {
+                let _ = conversation.lines();
+                continue;
+            }
+        };
+        let before = snapshot(&conversation);
+        let before_events = conversation.events().to_vec();
+        let result = run(&mut conversation, &call, batch);
+        let after = snapshot(&conversation);
+        match result {
+            Err(err) => {
+                if stats {
+                    eprintln!("STATS err {}", err.code());
+                }
+                let _ = (err.code(), err.index(), err.seq(), err.to_string());
+                assert_eq!(after, before, "a failed call changed the window: {err}");
+                assert_eq!(
+                    conversation.events(),
+                    &before_events[..],
+                    "a failed call changed the events"
+                );
+            }
+            Ok(change) => {
+                if stats {
+                    let kind = match call {
+                        Call::Load(_) => "load",
+                        Call::Append => "append",
+                        Call::Prepend(_) => "prepend",
+                    };
+                    let replaces = conversation
+                        .events()
+                        .iter()
+                        .filter(|event| matches!(event.surface_op, Some(SurfaceOp::Replace { .. })))
+                        .count();
+                    let uncertain = conversation
+                        .state_at(Seq::MAX)
+                        .is_some_and(|state| state.is_uncertain());
+                    eprintln!(
+                        "STATS ok {kind} events={} replaces={replaces} cards={} uncertain={uncertain}",
+                        conversation.len(),
+                        after.views.chat.len()
+                    );
+                }
+                replayed.apply(&change);
+                assert_eq!(
+                    after.views.chat,
+                    replayed.cards(),
+                    "replayed chat cards differ from views()"
+                );
+                let mut fresh = Conversation::new();
+                fresh
+                    .load(conversation.events().to_vec(), conversation.has_more())
+                    .expect("a fresh load of the window's own events succeeds");
+                assert_eq!(
+                    fresh.lines(),
+                    after.lines,
+                    "D1: lines differ from a fresh load"
+                );
+                assert_eq!(
+                    fresh.views(),
+                    after.views,
+                    "D1: views differ from a fresh load"
+                );
+                for line in &after.lines {
+                    let state = conversation.state_at(line.seq).map(|state| state.to_json());
+                    assert_eq!(
+                        state, line.system,
+                        "state_at({}) differs from lines()",
+                        line.seq
+                    );
+                }
+            }
+        }
+        for seq in [Seq::MIN, -1, 0, Seq::MAX] {
+            let _ = conversation.state_at(seq);
+            let _ = conversation.request_at(seq);
+        }
+    }
+});
