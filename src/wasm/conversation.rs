@@ -34,8 +34,18 @@ fn reserve_for(text_len: usize) {
     }
 }
 
-fn change_to_js(result: Result<ConversationChange, Error>) -> Result<JsValue, JsValue> {
-    to_js(&throw(result)?)
+impl JsConversation {
+    /// Applies a batch given as JSON text: grows memory for it, runs `call`, and returns the
+    /// change report as a JS value (or throws the batch's error).
+    fn apply(
+        &mut self,
+        text: Result<String, Error>,
+        call: impl FnOnce(&mut Conversation, &str) -> Result<ConversationChange, Error>,
+    ) -> Result<JsValue, JsValue> {
+        let text = throw(text)?;
+        reserve_for(text.len());
+        to_js(&throw(call(&mut self.inner, &text))?)
+    }
 }
 
 #[wasm_bindgen(js_class = Conversation)]
@@ -55,9 +65,9 @@ impl JsConversation {
         #[wasm_bindgen(unchecked_param_type = "SessionEvent[]")] events: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        let text = throw(array_text(&events))?;
-        reserve_for(text.len());
-        change_to_js(self.inner.load_json(&text, has_more))
+        self.apply(array_text(&events), |window, text| {
+            window.load_json(text, has_more)
+        })
     }
 
     /// Appends live events after the last loaded one.
@@ -66,9 +76,7 @@ impl JsConversation {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "SessionEvent[]")] events: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let text = throw(array_text(&events))?;
-        reserve_for(text.len());
-        change_to_js(self.inner.append_json(&text))
+        self.apply(array_text(&events), Conversation::append_json)
     }
 
     /// Prepends an older page ("load earlier"); every seq must be below `windowStart`.
@@ -78,9 +86,9 @@ impl JsConversation {
         #[wasm_bindgen(unchecked_param_type = "SessionEvent[]")] events: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        let text = throw(array_text(&events))?;
-        reserve_for(text.len());
-        change_to_js(self.inner.prepend_json(&text, has_more))
+        self.apply(array_text(&events), |window, text| {
+            window.prepend_json(text, has_more)
+        })
     }
 
     /// `load` from JSON text (a JSON array of events, or JSON lines), as a string or UTF-8 bytes.
@@ -90,9 +98,9 @@ impl JsConversation {
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        let text = throw(text_from_js(&text))?;
-        reserve_for(text.len());
-        change_to_js(self.inner.load_json(&text, has_more))
+        self.apply(text_from_js(&text), |window, text| {
+            window.load_json(text, has_more)
+        })
     }
 
     /// `append` from JSON text (a JSON array of events, or JSON lines), as a string or UTF-8 bytes.
@@ -101,9 +109,7 @@ impl JsConversation {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let text = throw(text_from_js(&text))?;
-        reserve_for(text.len());
-        change_to_js(self.inner.append_json(&text))
+        self.apply(text_from_js(&text), Conversation::append_json)
     }
 
     /// `prepend` from JSON text (a JSON array of events, or JSON lines), as a string or UTF-8
@@ -114,9 +120,9 @@ impl JsConversation {
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        let text = throw(text_from_js(&text))?;
-        reserve_for(text.len());
-        change_to_js(self.inner.prepend_json(&text, has_more))
+        self.apply(text_from_js(&text), |window, text| {
+            window.prepend_json(text, has_more)
+        })
     }
 
     /// The fold state in force at `seq` (after every loaded relevant event with seq <= `seq`),
