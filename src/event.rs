@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use crate::jsjson::js_stringify;
+use crate::intern::SharedTools;
 
 /// An event's sequence number: a safe integer (`|seq| <= 2^53 - 1`), strictly increasing in a log.
 pub type Seq = i64;
@@ -14,6 +14,11 @@ pub type Time = f64;
 
 /// The largest integer a JavaScript number holds exactly (`Number.MAX_SAFE_INTEGER`).
 pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// `value` as an integer when it is one JavaScript holds exactly (`|value| <= 2^53 - 1`).
+pub(crate) fn safe_integer(value: f64) -> Option<i64> {
+    (value.fract() == 0.0 && value.abs() <= MAX_SAFE_INTEGER as f64).then_some(value as i64)
+}
 
 /// One event of a session log, reduced to what the interpreter reads.
 ///
@@ -130,15 +135,11 @@ impl RequestHeader {
         reason: HeaderReason,
         starts_series: bool,
     ) -> RequestHeader {
-        let tools = match tools {
-            Some(tools @ Value::Array(_)) => tools,
-            _ => Value::Array(Vec::new()),
-        };
-        let tools_text = Rc::from(js_stringify(&tools));
+        let tools = SharedTools::new(tools);
         RequestHeader {
             config: config.map(Rc::new),
-            tools: Rc::new(tools),
-            tools_text,
+            tools: tools.value,
+            tools_text: tools.text,
             reason,
             starts_series,
         }

@@ -21,6 +21,20 @@ pub(crate) struct SharedTools {
     pub text: Rc<str>,
 }
 
+impl SharedTools {
+    /// A header's tools (`[]` unless `tools` is an array) with their `JSON.stringify` text.
+    pub fn new(tools: Option<Value>) -> SharedTools {
+        let value = match tools {
+            Some(tools @ Value::Array(_)) => tools,
+            _ => Value::Array(Vec::new()),
+        };
+        SharedTools {
+            text: Rc::from(js_stringify(&value)),
+            value: Rc::new(value),
+        }
+    }
+}
+
 /// Distinct config and tools texts seen so far, with their parsed values.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct JsonInterner {
@@ -48,14 +62,7 @@ impl JsonInterner {
         if let Some(tools) = self.tools.get(key) {
             return tools.clone();
         }
-        let value = match raw.map(parse) {
-            Some(tools @ Value::Array(_)) => tools,
-            _ => Value::Array(Vec::new()),
-        };
-        let tools = SharedTools {
-            text: Rc::from(js_stringify(&value)),
-            value: Rc::new(value),
-        };
+        let tools = SharedTools::new(raw.map(parse));
         if self.tools.len() < MAX_ENTRIES {
             self.tools.insert(Box::from(key), tools.clone());
         }

@@ -110,11 +110,9 @@ pub fn serialize_js_number<S: serde::Serializer>(
     value: &f64,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
-    let safe = crate::event::MAX_SAFE_INTEGER as f64;
-    if value.fract() == 0.0 && value.abs() <= safe {
-        serializer.serialize_i64(*value as i64)
-    } else {
-        serializer.serialize_f64(*value)
+    match crate::event::safe_integer(*value) {
+        Some(integer) => serializer.serialize_i64(integer),
+        None => serializer.serialize_f64(*value),
     }
 }
 

@@ -12,8 +12,7 @@ use serde_json::Value;
 
 use crate::error::Error;
 use crate::event::{
-    EventKind, HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, TurnField,
-    MAX_SAFE_INTEGER,
+    safe_integer, EventKind, HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, TurnField,
 };
 use crate::intern::JsonInterner;
 
@@ -193,11 +192,7 @@ impl Scalar {
     /// The value as a safe integer, when it is one.
     fn safe_integer(&self) -> Option<i64> {
         match self {
-            Scalar::Number(value)
-                if value.fract() == 0.0 && value.abs() <= MAX_SAFE_INTEGER as f64 =>
-            {
-                Some(*value as i64)
-            }
+            Scalar::Number(value) => safe_integer(*value),
             _ => None,
         }
     }

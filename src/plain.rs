@@ -24,8 +24,7 @@ fn object<'a>(value: &'a Value, argument: &str) -> Result<&'a Map<String, Value>
 }
 
 fn safe_integer(value: &Value) -> Option<i64> {
-    let number = value.as_f64()?;
-    (number.fract() == 0.0 && number.abs() <= MAX_SAFE_INTEGER as f64).then_some(number as i64)
+    crate::event::safe_integer(value.as_f64()?)
 }
 
 /// Reads a `{ config?, system?, tools? }` prompt snapshot (`tools` not an array means `[]`).
