@@ -2,9 +2,8 @@
 
 use std::rc::Rc;
 
-use serde_json::Value;
-
 use crate::intern::SharedTools;
+use crate::json::JsonValue;
 
 /// An event's sequence number: a safe integer (`|seq| <= 2^53 - 1`), strictly increasing in a log.
 pub type Seq = i64;
@@ -116,9 +115,9 @@ pub enum HeaderReason {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RequestHeader {
     /// `data.header.config`, verbatim; `None` when absent.
-    pub config: Option<Rc<Value>>,
+    pub config: Option<Rc<JsonValue>>,
     /// `data.header.tools`, or `[]` when it is not an array.
-    pub tools: Rc<Value>,
+    pub tools: Rc<JsonValue>,
     /// `JSON.stringify(tools)` as JavaScript writes it, for comparisons.
     pub tools_text: Rc<str>,
     /// `data.reason`.
@@ -130,8 +129,8 @@ pub struct RequestHeader {
 impl RequestHeader {
     /// Builds a header from its config, tools (non-arrays become `[]`), reason and series flag.
     pub fn new(
-        config: Option<Value>,
-        tools: Option<Value>,
+        config: Option<JsonValue>,
+        tools: Option<JsonValue>,
         reason: HeaderReason,
         starts_series: bool,
     ) -> RequestHeader {

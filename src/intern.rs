@@ -5,10 +5,8 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use serde_json::value::RawValue;
-use serde_json::Value;
-
 use crate::jsjson::js_stringify;
+use crate::json::JsonValue;
 
 /// How many distinct texts of each kind are kept; past that, values are parsed but not shared
 /// (a hostile log with unique values cannot grow the table without bound).
@@ -17,16 +15,16 @@ const MAX_ENTRIES: usize = 4096;
 /// A tools list with its `JSON.stringify` text.
 #[derive(Clone, Debug)]
 pub(crate) struct SharedTools {
-    pub value: Rc<Value>,
+    pub value: Rc<JsonValue>,
     pub text: Rc<str>,
 }
 
 impl SharedTools {
     /// A header's tools (`[]` unless `tools` is an array) with their `JSON.stringify` text.
-    pub fn new(tools: Option<Value>) -> SharedTools {
+    pub fn new(tools: Option<JsonValue>) -> SharedTools {
         let value = match tools {
-            Some(tools @ Value::Array(_)) => tools,
-            _ => Value::Array(Vec::new()),
+            Some(tools @ JsonValue::Array(_)) => tools,
+            _ => JsonValue::Array(Vec::new()),
         };
         SharedTools {
             text: Rc::from(js_stringify(&value)),
@@ -38,39 +36,51 @@ impl SharedTools {
 /// Distinct config and tools texts seen so far, with their parsed values.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct JsonInterner {
-    configs: HashMap<Box<str>, Rc<Value>>,
+    configs: HashMap<Box<str>, Rc<JsonValue>>,
     tools: HashMap<Box<str>, SharedTools>,
+    /// The last tools text and its value: consecutive headers mostly repeat it, and comparing
+    /// the text is much cheaper than hashing it.
+    last_tools: Option<(Box<str>, SharedTools)>,
 }
 
 impl JsonInterner {
     /// The config value of a raw JSON text, shared with earlier equal texts.
-    pub fn config(&mut self, raw: &RawValue) -> Rc<Value> {
-        if let Some(value) = self.configs.get(raw.get()) {
+    pub fn config(&mut self, raw: &str) -> Rc<JsonValue> {
+        if let Some(value) = self.configs.get(raw) {
             return Rc::clone(value);
         }
         let value = Rc::new(parse(raw));
         if self.configs.len() < MAX_ENTRIES {
-            self.configs.insert(Box::from(raw.get()), Rc::clone(&value));
+            self.configs.insert(Box::from(raw), Rc::clone(&value));
         }
         value
     }
 
     /// The tools list of a raw JSON text (`[]` unless it is an array), shared with earlier equal
     /// texts.
-    pub fn tools(&mut self, raw: Option<&RawValue>) -> SharedTools {
-        let key = raw.map_or("[]", RawValue::get);
-        if let Some(tools) = self.tools.get(key) {
-            return tools.clone();
+    pub fn tools(&mut self, raw: Option<&str>) -> SharedTools {
+        let key = raw.unwrap_or("[]");
+        if let Some((last, tools)) = &self.last_tools {
+            if **last == *key {
+                return tools.clone();
+            }
         }
-        let tools = SharedTools::new(raw.map(parse));
-        if self.tools.len() < MAX_ENTRIES {
-            self.tools.insert(Box::from(key), tools.clone());
-        }
+        let tools = match self.tools.get(key) {
+            Some(tools) => tools.clone(),
+            None => {
+                let tools = SharedTools::new(raw.map(parse));
+                if self.tools.len() < MAX_ENTRIES {
+                    self.tools.insert(Box::from(key), tools.clone());
+                }
+                tools
+            }
+        };
+        self.last_tools = Some((Box::from(key), tools.clone()));
         tools
     }
 }
 
-/// A raw text the JSON parser already accepted parses again; `null` covers the impossible rest.
-fn parse(raw: &RawValue) -> Value {
-    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
+/// A raw text the JSON reader already accepted parses again; `null` covers the impossible rest.
+fn parse(raw: &str) -> JsonValue {
+    JsonValue::parse(raw).unwrap_or(JsonValue::Null)
 }

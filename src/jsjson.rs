@@ -1,28 +1,28 @@
 //! `JSON.stringify` as JavaScript writes it, for comparing tool lists as text.
 //!
-//! Two differences from `serde_json::to_string` matter: JavaScript orders object keys that are
+//! Two things set it apart from a plain JSON writer: JavaScript orders object keys that are
 //! array indices (`"0"`, `"17"`) first, ascending, before the others in insertion order; and it
 //! writes numbers with `Number.prototype.toString` (`1` for `1.0`, `1e+21`, `1.5e-7`).
 
 use std::fmt::Write;
 
-use serde_json::{Map, Number, Value};
+use crate::json::{JsonObject, JsonValue};
 
 /// Returns the text JavaScript's `JSON.stringify(value)` produces for the same value.
-pub fn js_stringify(value: &Value) -> String {
+pub fn js_stringify(value: &JsonValue) -> String {
     let mut out = String::new();
     write_value(&mut out, value);
     out
 }
 
-fn write_value(out: &mut String, value: &Value) {
+fn write_value(out: &mut String, value: &JsonValue) {
     match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(true) => out.push_str("true"),
-        Value::Bool(false) => out.push_str("false"),
-        Value::Number(number) => write_number(out, number),
-        Value::String(text) => write_string(out, text),
-        Value::Array(items) => {
+        JsonValue::Null => out.push_str("null"),
+        JsonValue::Bool(true) => out.push_str("true"),
+        JsonValue::Bool(false) => out.push_str("false"),
+        JsonValue::Number(number) => out.push_str(&js_number_text(*number)),
+        JsonValue::String(text) => write_string(out, text),
+        JsonValue::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
@@ -32,14 +32,14 @@ fn write_value(out: &mut String, value: &Value) {
             }
             out.push(']');
         }
-        Value::Object(map) => write_object(out, map),
+        JsonValue::Object(map) => write_object(out, map),
     }
 }
 
-fn write_object(out: &mut String, map: &Map<String, Value>) {
+fn write_object(out: &mut String, map: &JsonObject) {
     // Index keys are rare in tool schemas: an insertion into a sorted list is all they need.
-    let mut index_keys: Vec<(u32, &String, &Value)> = Vec::new();
-    for (key, value) in map {
+    let mut index_keys: Vec<(u32, &str, &JsonValue)> = Vec::new();
+    for (key, value) in map.iter() {
         if let Some(index) = array_index(key) {
             let at = index_keys.partition_point(|(other, _, _)| *other < index);
             index_keys.insert(at, (index, key, value));
@@ -97,13 +97,6 @@ fn write_string(out: &mut String, text: &str) {
     out.push('"');
 }
 
-fn write_number(out: &mut String, number: &Number) {
-    match number.as_f64() {
-        Some(value) => out.push_str(&js_number_text(value)),
-        None => out.push_str("null"),
-    }
-}
-
 /// Serializes a JavaScript number: integral values within the safe range as integers (so JSON
 /// output reads `3`, not `3.0`), everything else as a float.
 pub fn serialize_js_number<S: serde::Serializer>(
@@ -125,10 +118,25 @@ pub fn js_number_text(value: f64) -> String {
     if value == 0.0 {
         return "0".to_owned();
     }
-    // serde_json writes the shortest digits that round-trip, as ECMAScript requires, in a
-    // decimal or exponent form; rebuild ECMAScript's form from its digits and exponent.
-    let shortest =
-        serde_json::Number::from_f64(value.abs()).map_or_else(String::new, |n| n.to_string());
+    number_to_string(value)
+}
+
+/// `Number.prototype.toString()` of a finite non-zero number: in the wasm build, JavaScript's
+/// own (the module then carries no float formatting code).
+#[cfg(target_arch = "wasm32")]
+fn number_to_string(value: f64) -> String {
+    js_sys::Number::from(value)
+        .to_string_with_radix(10)
+        .map(String::from)
+        .unwrap_or_default()
+}
+
+/// `Number.prototype.toString()` of a finite non-zero number, natively.
+#[cfg(not(target_arch = "wasm32"))]
+fn number_to_string(value: f64) -> String {
+    // `{:e}` writes the shortest digits that round-trip, as ECMAScript requires, with an
+    // exponent; rebuild ECMAScript's form from its digits and exponent.
+    let shortest = format!("{:e}", value.abs());
     let (mantissa, exponent) = shortest.split_once(['e', 'E']).unwrap_or((&shortest, "0"));
     let exponent: i32 = exponent.trim_start_matches('+').parse().unwrap_or(0);
     let whole_len = mantissa.find('.').unwrap_or(mantissa.len());
@@ -149,6 +157,7 @@ pub fn js_number_text(value: f64) -> String {
 
 /// Writes the digits `d1 d2 ... dk` with value `0.d1d2...dk * 10^n` the way ECMAScript's
 /// Number::toString does.
+#[cfg(not(target_arch = "wasm32"))]
 fn place_point(digits: &str, n: i32) -> String {
     let k = i32::try_from(digits.len()).unwrap_or(i32::MAX);
     if k <= n && n <= 21 {
@@ -178,7 +187,10 @@ fn place_point(digits: &str, n: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    fn parse(text: &str) -> JsonValue {
+        JsonValue::parse(text).unwrap()
+    }
 
     #[test]
     fn numbers_are_written_as_javascript_does() {
@@ -221,22 +233,22 @@ mod tests {
 
     #[test]
     fn index_keys_come_first_then_insertion_order() {
-        let value: Value = serde_json::from_str(r#"{"b":1,"10":2,"a":3,"2":4,"01":5}"#).unwrap();
+        let value = parse(r#"{"b":1,"10":2,"a":3,"2":4,"01":5}"#);
         assert_eq!(js_stringify(&value), r#"{"2":4,"10":2,"b":1,"a":3,"01":5}"#);
     }
 
     #[test]
     fn key_order_matters_and_integers_and_floats_agree() {
-        let a = json!([{ "name": "read", "parameters": { "type": "object" } }]);
-        let b = json!([{ "parameters": { "type": "object" }, "name": "read" }]);
+        let a = parse(r#"[{ "name": "read", "parameters": { "type": "object" } }]"#);
+        let b = parse(r#"[{ "parameters": { "type": "object" }, "name": "read" }]"#);
         assert_ne!(js_stringify(&a), js_stringify(&b));
-        let c: Value = serde_json::from_str("[1.0, 2, 3e0]").unwrap();
+        let c = parse("[1.0, 2, 3e0]");
         assert_eq!(js_stringify(&c), "[1,2,3]");
     }
 
     #[test]
     fn strings_are_escaped_like_json_stringify() {
-        let value = json!("q\"\\\n\u{1}é\u{2028}");
+        let value = JsonValue::String("q\"\\\n\u{1}é\u{2028}".into());
         assert_eq!(js_stringify(&value), "\"q\\\"\\\\\\n\\u0001é\u{2028}\"");
     }
 }

@@ -56,6 +56,7 @@ mod event;
 mod fold;
 mod intern;
 mod jsjson;
+mod json;
 mod location;
 mod observe;
 mod parse;
@@ -85,6 +86,7 @@ pub use fold::{
     SystemPromptStateJson,
 };
 pub use jsjson::{js_number_text, js_stringify};
+pub use json::{JsonObject, JsonValue};
 pub use location::{Location, Locator};
 pub use parse::parse_events;
 pub use plain::{node_from_json, snapshot_from_json, window_start_from_json};

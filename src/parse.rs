@@ -1,20 +1,18 @@
-//! Reading events from JSON text or any serde data source, leniently: only the fields the
-//! interpreter needs are kept, unknown types and fields are skipped, and wrongly typed optional
-//! fields count as absent. `seq` and `surfaceOp` are checked, since the fold cannot do without them.
+//! Reading events from JSON text, leniently: only the fields the interpreter needs are kept,
+//! unknown types and fields are skipped (checked as JSON, never built), and wrongly typed
+//! optional fields count as absent. `seq` and `surfaceOp` are checked, since the fold cannot do
+//! without them.
 
-use std::fmt;
+use std::borrow::Cow;
 use std::rc::Rc;
-
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
-use serde_json::value::RawValue;
-use serde_json::Value;
 
 use crate::error::Error;
 use crate::event::{
     safe_integer, EventKind, HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, TurnField,
 };
 use crate::intern::JsonInterner;
+use crate::json::reader::{Reader, Step};
+use crate::json::{malformed, JsonValue};
 
 /// Parses a batch of events from JSON text: a JSON array of event objects, or JSON lines (one
 /// event object per line; blank lines are skipped). Whitespace-only text is an empty batch.
@@ -30,15 +28,19 @@ pub(crate) fn parse_events_with(
     text: &str,
     interner: &mut JsonInterner,
 ) -> Result<Vec<SessionEvent>, Error> {
-    match text.trim_start().chars().next() {
+    let mut reader = Reader::new(text);
+    match reader.peek() {
         None => Ok(Vec::new()),
-        Some('[') => {
-            let raw: RawEvents = serde_json::from_str(text).map_err(|err| json_error(&err, 0))?;
-            validate_events(raw.0, interner)
+        Some(b'[') => {
+            let raw = read_array(&mut reader).map_err(|err| malformed(text, &err, 0))?;
+            validate_events(raw, interner)
         }
-        Some('{') => parse_json_lines(text, interner),
+        Some(b'{') => parse_json_lines(text, interner),
         Some(_) => {
-            let value: Value = serde_json::from_str(text).map_err(|err| json_error(&err, 0))?;
+            let value = reader
+                .value()
+                .and_then(|value| reader.finish().map(|()| value))
+                .map_err(|err| malformed(text, &err, 0))?;
             Err(Error::NotAnArray {
                 found: describe_value(&value).to_owned(),
             })
@@ -46,113 +48,45 @@ pub(crate) fn parse_events_with(
     }
 }
 
+fn read_array<'a>(reader: &mut Reader<'a>) -> Step<Vec<RawEvent<'a>>> {
+    let mut events = Vec::new();
+    let mut array = reader.begin_array()?;
+    while reader.next_element(&mut array)? {
+        events.push(RawEvent::read(reader)?);
+    }
+    reader.finish()?;
+    Ok(events)
+}
+
 fn parse_json_lines(text: &str, interner: &mut JsonInterner) -> Result<Vec<SessionEvent>, Error> {
     let mut raw = Vec::new();
     for (line_index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
+        let mut reader = Reader::new(line);
+        if reader.peek().is_none() {
             continue;
         }
-        let event: RawEvent =
-            serde_json::from_str(line).map_err(|err| json_error(&err, line_index))?;
+        let event = RawEvent::read(&mut reader)
+            .and_then(|event| reader.finish().map(|()| event))
+            .map_err(|err| malformed(line, &err, line_index))?;
         raw.push(event);
     }
     validate_events(raw, interner)
 }
 
-fn json_error(err: &serde_json::Error, line_offset: usize) -> Error {
-    Error::MalformedJson {
-        line: err.line().saturating_add(line_offset),
-        column: err.column(),
-        message: err.to_string(),
-    }
-}
-
-fn describe_value(value: &Value) -> &'static str {
+fn describe_value(value: &JsonValue) -> &'static str {
     match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
+        JsonValue::Null => "null",
+        JsonValue::Bool(_) => "boolean",
+        JsonValue::Number(_) => "number",
+        JsonValue::String(_) => "string",
+        JsonValue::Array(_) => "array",
+        JsonValue::Object(_) => "object",
     }
-}
-
-/// Visit methods that accept a value of the named kinds and return `$fallback`: how a lenient
-/// field treats a wrongly typed value (as absent). Every visitor here covers every kind a
-/// self-describing format can hand it, so serde's type-error path (which formats floats, and
-/// would cost the wasm module 17 KB) is never compiled in.
-macro_rules! lenient {
-    ($de:lifetime, $fallback:expr; $($kind:ident)*) => { $(lenient!(@ $de, $kind, $fallback);)* };
-    (@ $de:lifetime, unit, $fallback:expr) => {
-        fn visit_unit<E>(self) -> Result<Self::Value, E> { Ok($fallback) }
-    };
-    (@ $de:lifetime, none, $fallback:expr) => {
-        fn visit_none<E>(self) -> Result<Self::Value, E> { Ok($fallback) }
-    };
-    (@ $de:lifetime, bool, $fallback:expr) => {
-        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> { Ok($fallback) }
-    };
-    (@ $de:lifetime, i64, $fallback:expr) => {
-        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> { Ok($fallback) }
-    };
-    (@ $de:lifetime, u64, $fallback:expr) => {
-        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> { Ok($fallback) }
-    };
-    (@ $de:lifetime, f64, $fallback:expr) => {
-        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> { Ok($fallback) }
-    };
-    (@ $de:lifetime, str, $fallback:expr) => {
-        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> { Ok($fallback) }
-    };
-    (@ $de:lifetime, bytes, $fallback:expr) => {
-        fn visit_bytes<E>(self, _: &[u8]) -> Result<Self::Value, E> { Ok($fallback) }
-    };
-    (@ $de:lifetime, seq, $fallback:expr) => {
-        fn visit_seq<A: SeqAccess<$de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
-            Ok($fallback)
-        }
-    };
-    (@ $de:lifetime, map, $fallback:expr) => {
-        fn visit_map<A: MapAccess<$de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-            Ok($fallback)
-        }
-    };
-}
-
-/// A JSON array of raw events, read through `deserialize_any` (the first character was `[`):
-/// the sequence reader's own type-error path would bring float formatting into the module.
-struct RawEvents(Vec<RawEvent>);
-
-impl<'de> Deserialize<'de> for RawEvents {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RawEvents, D::Error> {
-        d.deserialize_any(RawEventsVisitor)
-    }
-}
-
-struct RawEventsVisitor;
-
-impl<'de> Visitor<'de> for RawEventsVisitor {
-    type Value = RawEvents;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array of events")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawEvents, A::Error> {
-        let mut events = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-        while let Some(event) = seq.next_element::<RawEvent>()? {
-            events.push(event);
-        }
-        Ok(RawEvents(events))
-    }
-    lenient!('de, RawEvents(Vec::new()); unit bool i64 u64 f64 str bytes map);
 }
 
 /// Validates raw events in batch order; the first invalid one gives the error.
 fn validate_events(
-    raw: Vec<RawEvent>,
+    raw: Vec<RawEvent<'_>>,
     interner: &mut JsonInterner,
 ) -> Result<Vec<SessionEvent>, Error> {
     raw.into_iter()
@@ -163,23 +97,48 @@ fn validate_events(
 
 /// A JSON value read for what it is, without keeping containers.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) enum Scalar {
+pub(crate) enum Scalar<'a> {
     #[default]
     Absent,
     Null,
     Bool(bool),
     Number(f64),
-    Text(String),
+    Text(Cow<'a, str>),
     Array,
     Object,
 }
 
-impl Scalar {
+impl<'a> Scalar<'a> {
+    /// Reads any value; arrays and objects are checked and skipped.
+    fn read(reader: &mut Reader<'a>) -> Step<Scalar<'a>> {
+        Ok(match reader.peek() {
+            Some(b'"') => Scalar::Text(reader.string()?),
+            Some(b't' | b'f') => Scalar::Bool(reader.boolean()?),
+            Some(b'n') => {
+                reader.null()?;
+                Scalar::Null
+            }
+            Some(b'[') => {
+                reader.skip_value()?;
+                Scalar::Array
+            }
+            Some(b'{') => {
+                reader.skip_value()?;
+                Scalar::Object
+            }
+            _ => Scalar::Number(reader.number()?),
+        })
+    }
+
     fn describe(&self) -> String {
         match self {
             Scalar::Absent => "nothing".to_owned(),
             Scalar::Null => "null".to_owned(),
             Scalar::Bool(_) => "a boolean".to_owned(),
+            Scalar::Number(value) if value.is_infinite() => {
+                let sign = if *value < 0.0 { "-" } else { "" };
+                format!("the number {sign}Infinity")
+            }
             Scalar::Number(value) => {
                 format!("the number {}", crate::jsjson::js_number_text(*value))
             }
@@ -201,129 +160,13 @@ impl Scalar {
         self.safe_integer()
             .and_then(|value| u64::try_from(value).ok())
     }
-}
 
-struct ScalarVisitor;
-
-impl<'de> Visitor<'de> for ScalarVisitor {
-    type Value = Scalar;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_unit<E>(self) -> Result<Scalar, E> {
-        Ok(Scalar::Null)
-    }
-    fn visit_none<E>(self) -> Result<Scalar, E> {
-        Ok(Scalar::Null)
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Scalar, D::Error> {
-        d.deserialize_any(ScalarVisitor)
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Scalar, E> {
-        Ok(Scalar::Bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Scalar, E> {
-        Ok(Scalar::Number(v as f64))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Scalar, E> {
-        Ok(Scalar::Number(v as f64))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Scalar, E> {
-        Ok(Scalar::Number(v))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Scalar, E> {
-        Ok(Scalar::Text(v.to_owned()))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Scalar, E> {
-        Ok(Scalar::Text(v))
-    }
-    fn visit_bytes<E>(self, _: &[u8]) -> Result<Scalar, E> {
-        Ok(Scalar::Array)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Scalar::Array)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(Scalar::Object)
+    fn is_text(&self, expected: &str) -> bool {
+        matches!(self, Scalar::Text(text) if text == expected)
     }
 }
 
-impl<'de> Deserialize<'de> for Scalar {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Scalar, D::Error> {
-        d.deserialize_any(ScalarVisitor)
-    }
-}
-
-/// A map key the parser knows, read without allocating.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Field {
-    Seq,
-    Time,
-    Type,
-    SurfaceOp,
-    Data,
-    Turn,
-    Step,
-    Message,
-    Header,
-    Reason,
-    StartsSeries,
-    Content,
-    Text,
-    Op,
-    StartSeq,
-    EndSeq,
-    Config,
-    Tools,
-    Other,
-}
-
-impl<'de> Deserialize<'de> for Field {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Field, D::Error> {
-        // Not `deserialize_identifier`: its error path formats floats, which costs the wasm
-        // module 17 KB for a case JSON text cannot reach (map keys are strings).
-        d.deserialize_any(FieldVisitor)
-    }
-}
-
-struct FieldVisitor;
-
-impl<'de> Visitor<'de> for FieldVisitor {
-    type Value = Field;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a field name")
-    }
-    fn visit_str<E>(self, name: &str) -> Result<Field, E> {
-        Ok(match name {
-            "seq" => Field::Seq,
-            "time" => Field::Time,
-            "type" => Field::Type,
-            "surfaceOp" => Field::SurfaceOp,
-            "data" => Field::Data,
-            "turn" => Field::Turn,
-            "step" => Field::Step,
-            "message" => Field::Message,
-            "header" => Field::Header,
-            "reason" => Field::Reason,
-            "startsSeries" => Field::StartsSeries,
-            "content" => Field::Content,
-            "text" => Field::Text,
-            "op" => Field::Op,
-            "startSeq" => Field::StartSeq,
-            "endSeq" => Field::EndSeq,
-            "config" => Field::Config,
-            "tools" => Field::Tools,
-            _ => Field::Other,
-        })
-    }
-    lenient!('de, Field::Other; unit bool i64 u64 f64 bytes seq map);
-}
-
-/// An event type the parser tells apart, read without allocating.
+/// An event type the parser tells apart.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum TypeTag {
     /// No `type` member.
@@ -339,22 +182,12 @@ enum TypeTag {
     Other,
 }
 
-impl<'de> Deserialize<'de> for TypeTag {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TypeTag, D::Error> {
-        d.deserialize_any(TypeTagVisitor)
-    }
-}
-
-struct TypeTagVisitor;
-
-impl<'de> Visitor<'de> for TypeTagVisitor {
-    type Value = TypeTag;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an event type")
-    }
-    fn visit_str<E>(self, name: &str) -> Result<TypeTag, E> {
-        Ok(match name {
+impl TypeTag {
+    fn read(reader: &mut Reader<'_>) -> Step<TypeTag> {
+        let Scalar::Text(name) = Scalar::read(reader)? else {
+            return Ok(TypeTag::Other);
+        };
+        Ok(match &*name {
             "system/message" => TypeTag::SystemMessage,
             "request/header" => TypeTag::RequestHeader,
             "turn/start" => TypeTag::TurnStart,
@@ -364,161 +197,79 @@ impl<'de> Visitor<'de> for TypeTagVisitor {
             _ => TypeTag::Other,
         })
     }
-    lenient!('de, TypeTag::Other; unit bool i64 u64 f64 bytes seq map);
 }
 
 /// What the parser keeps of one event before validation.
 #[derive(Debug)]
-pub(crate) enum RawEvent {
-    Object(Box<RawObject>),
-    NotObject(Scalar),
+pub(crate) enum RawEvent<'a> {
+    Object(Box<RawObject<'a>>),
+    NotObject(Scalar<'a>),
 }
 
 #[derive(Debug, Default)]
-pub(crate) struct RawObject {
-    seq: Scalar,
-    time: Scalar,
+pub(crate) struct RawObject<'a> {
+    seq: Scalar<'a>,
+    time: Scalar<'a>,
     kind: TypeTag,
-    surface_op: RawSurfaceOp,
-    data: RawData,
+    surface_op: RawSurfaceOp<'a>,
+    data: RawData<'a>,
 }
 
-impl<'de> Deserialize<'de> for RawEvent {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RawEvent, D::Error> {
-        d.deserialize_any(EventVisitor)
-    }
-}
-
-struct EventVisitor;
-
-impl EventVisitor {
-    fn not_object<E>(found: Scalar) -> Result<RawEvent, E> {
-        Ok(RawEvent::NotObject(found))
-    }
-}
-
-impl<'de> Visitor<'de> for EventVisitor {
-    type Value = RawEvent;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an event object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEvent, A::Error> {
+impl<'a> RawEvent<'a> {
+    fn read(reader: &mut Reader<'a>) -> Step<RawEvent<'a>> {
+        if reader.peek() != Some(b'{') {
+            return Scalar::read(reader).map(RawEvent::NotObject);
+        }
         let mut raw = RawObject::default();
-        while let Some(field) = map.next_key::<Field>()? {
-            match field {
-                Field::Seq => raw.seq = map.next_value()?,
-                Field::Time => raw.time = map.next_value()?,
-                Field::Type => raw.kind = map.next_value()?,
-                Field::SurfaceOp => raw.surface_op = map.next_value()?,
-                Field::Data => {
-                    let wants = DataWants::for_type(&raw.kind);
-                    raw.data = map.next_value_seed(wants)?;
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+        let mut object = reader.begin_object()?;
+        while let Some(key) = reader.next_key(&mut object)? {
+            match &*key {
+                "seq" => raw.seq = Scalar::read(reader)?,
+                "time" => raw.time = Scalar::read(reader)?,
+                "type" => raw.kind = TypeTag::read(reader)?,
+                "surfaceOp" => raw.surface_op = RawSurfaceOp::read(reader)?,
+                "data" => raw.data = RawData::read(reader, DataWants::for_type(raw.kind))?,
+                _ => reader.skip_value()?,
             }
         }
         Ok(RawEvent::Object(Box::new(raw)))
-    }
-    fn visit_unit<E>(self) -> Result<RawEvent, E> {
-        Self::not_object(Scalar::Null)
-    }
-    fn visit_none<E>(self) -> Result<RawEvent, E> {
-        Self::not_object(Scalar::Null)
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<RawEvent, E> {
-        Self::not_object(Scalar::Bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<RawEvent, E> {
-        Self::not_object(Scalar::Number(v as f64))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<RawEvent, E> {
-        Self::not_object(Scalar::Number(v as f64))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<RawEvent, E> {
-        Self::not_object(Scalar::Number(v))
-    }
-    fn visit_str<E>(self, _: &str) -> Result<RawEvent, E> {
-        Self::not_object(Scalar::Text(String::new()))
-    }
-    fn visit_bytes<E>(self, _: &[u8]) -> Result<RawEvent, E> {
-        Self::not_object(Scalar::Array)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<RawEvent, A::Error> {
-        ScalarVisitor.visit_seq(seq).map(RawEvent::NotObject)
     }
 }
 
 /// `surfaceOp` as written: absent, a string, a map with the three replace fields, or other.
 #[derive(Debug, Default)]
-enum RawSurfaceOp {
+enum RawSurfaceOp<'a> {
     #[default]
     Absent,
-    Text(String),
+    Text(Cow<'a, str>),
     Map {
-        op: Scalar,
-        start: Scalar,
-        end: Scalar,
+        op: Scalar<'a>,
+        start: Scalar<'a>,
+        end: Scalar<'a>,
     },
-    Other(Scalar),
+    Other(Scalar<'a>),
 }
 
-impl<'de> Deserialize<'de> for RawSurfaceOp {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RawSurfaceOp, D::Error> {
-        d.deserialize_any(SurfaceOpVisitor)
-    }
-}
-
-struct SurfaceOpVisitor;
-
-impl<'de> Visitor<'de> for SurfaceOpVisitor {
-    type Value = RawSurfaceOp;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a surface op")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawSurfaceOp, A::Error> {
+impl<'a> RawSurfaceOp<'a> {
+    fn read(reader: &mut Reader<'a>) -> Step<RawSurfaceOp<'a>> {
+        if reader.peek() != Some(b'{') {
+            return Ok(match Scalar::read(reader)? {
+                Scalar::Null => RawSurfaceOp::Absent,
+                Scalar::Text(text) => RawSurfaceOp::Text(text),
+                other => RawSurfaceOp::Other(other),
+            });
+        }
         let (mut op, mut start, mut end) = (Scalar::Absent, Scalar::Absent, Scalar::Absent);
-        while let Some(field) = map.next_key::<Field>()? {
-            match field {
-                Field::Op => op = map.next_value()?,
-                Field::StartSeq => start = map.next_value()?,
-                Field::EndSeq => end = map.next_value()?,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+        let mut object = reader.begin_object()?;
+        while let Some(key) = reader.next_key(&mut object)? {
+            match &*key {
+                "op" => op = Scalar::read(reader)?,
+                "startSeq" => start = Scalar::read(reader)?,
+                "endSeq" => end = Scalar::read(reader)?,
+                _ => reader.skip_value()?,
             }
         }
         Ok(RawSurfaceOp::Map { op, start, end })
-    }
-    fn visit_str<E>(self, v: &str) -> Result<RawSurfaceOp, E> {
-        Ok(RawSurfaceOp::Text(v.to_owned()))
-    }
-    fn visit_string<E>(self, v: String) -> Result<RawSurfaceOp, E> {
-        Ok(RawSurfaceOp::Text(v))
-    }
-    fn visit_unit<E>(self) -> Result<RawSurfaceOp, E> {
-        Ok(RawSurfaceOp::Absent)
-    }
-    fn visit_none<E>(self) -> Result<RawSurfaceOp, E> {
-        Ok(RawSurfaceOp::Absent)
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<RawSurfaceOp, E> {
-        Ok(RawSurfaceOp::Other(Scalar::Bool(v)))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<RawSurfaceOp, E> {
-        Ok(RawSurfaceOp::Other(Scalar::Number(v as f64)))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<RawSurfaceOp, E> {
-        Ok(RawSurfaceOp::Other(Scalar::Number(v as f64)))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<RawSurfaceOp, E> {
-        Ok(RawSurfaceOp::Other(Scalar::Number(v)))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<RawSurfaceOp, A::Error> {
-        ScalarVisitor.visit_seq(seq).map(RawSurfaceOp::Other)
     }
 }
 
@@ -530,210 +281,134 @@ struct DataWants {
 }
 
 impl DataWants {
-    fn for_type(kind: &TypeTag) -> DataWants {
+    fn for_type(kind: TypeTag) -> DataWants {
         match kind {
             TypeTag::Absent => DataWants {
                 message: true,
                 header: true,
             },
             kind => DataWants {
-                message: *kind == TypeTag::SystemMessage,
-                header: *kind == TypeTag::RequestHeader,
+                message: kind == TypeTag::SystemMessage,
+                header: kind == TypeTag::RequestHeader,
             },
         }
     }
 }
 
 #[derive(Debug, Default)]
-struct RawData {
-    turn: Scalar,
-    step: Scalar,
+struct RawData<'a> {
+    turn: Scalar<'a>,
+    step: Scalar<'a>,
     text: Option<String>,
-    config: Option<Box<RawValue>>,
-    tools: Option<Box<RawValue>>,
-    reason: Scalar,
-    starts_series: Scalar,
+    config: Option<&'a str>,
+    tools: Option<&'a str>,
+    reason: Scalar<'a>,
+    starts_series: Scalar<'a>,
 }
 
-impl<'de> DeserializeSeed<'de> for DataWants {
-    type Value = RawData;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<RawData, D::Error> {
-        d.deserialize_any(DataVisitor(self))
-    }
-}
-
-struct DataVisitor(DataWants);
-
-impl<'de> Visitor<'de> for DataVisitor {
-    type Value = RawData;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("event data")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawData, A::Error> {
-        let wants = self.0;
+impl<'a> RawData<'a> {
+    /// Reads `data`; anything but an object is no data.
+    fn read(reader: &mut Reader<'a>, wants: DataWants) -> Step<RawData<'a>> {
         let mut data = RawData::default();
-        while let Some(field) = map.next_key::<Field>()? {
-            match field {
-                Field::Turn => data.turn = map.next_value()?,
-                Field::Step => data.step = map.next_value()?,
-                Field::Message if wants.message => data.text = map.next_value::<PromptText>()?.0,
-                Field::Header if wants.header => {
-                    let header = map.next_value::<HeaderFields>()?;
-                    data.config = header.config;
-                    data.tools = header.tools;
+        if reader.peek() != Some(b'{') {
+            reader.skip_value()?;
+            return Ok(data);
+        }
+        let mut object = reader.begin_object()?;
+        while let Some(key) = reader.next_key(&mut object)? {
+            match &*key {
+                "turn" => data.turn = Scalar::read(reader)?,
+                "step" => data.step = Scalar::read(reader)?,
+                "message" if wants.message => data.text = read_prompt_text(reader)?,
+                "header" if wants.header => {
+                    let (config, tools) = read_header_fields(reader)?;
+                    data.config = config;
+                    data.tools = tools;
                 }
-                Field::Reason if wants.header => data.reason = map.next_value()?,
-                Field::StartsSeries if wants.header => data.starts_series = map.next_value()?,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                "reason" if wants.header => data.reason = Scalar::read(reader)?,
+                "startsSeries" if wants.header => data.starts_series = Scalar::read(reader)?,
+                _ => reader.skip_value()?,
             }
         }
         Ok(data)
     }
-    lenient!('de, RawData::default(); unit none bool i64 u64 f64 str bytes seq);
 }
 
 /// A message's prompt text: every `{type: "text", text}` block of `content` joined with `""`.
 /// `None` when the message is not an object; an object without an array `content` is `""`.
-struct PromptText(Option<String>);
-
-impl<'de> Deserialize<'de> for PromptText {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<PromptText, D::Error> {
-        d.deserialize_any(PromptTextVisitor)
+fn read_prompt_text(reader: &mut Reader<'_>) -> Step<Option<String>> {
+    if reader.peek() != Some(b'{') {
+        reader.skip_value()?;
+        return Ok(None);
     }
-}
-
-struct PromptTextVisitor;
-
-impl<'de> Visitor<'de> for PromptTextVisitor {
-    type Value = PromptText;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a message")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PromptText, A::Error> {
-        let mut text = String::new();
-        while let Some(field) = map.next_key::<Field>()? {
-            if field == Field::Content {
-                text = map.next_value::<ContentText>()?.0;
-            } else {
-                map.next_value::<IgnoredAny>()?;
-            }
+    let mut text = String::new();
+    let mut object = reader.begin_object()?;
+    while let Some(key) = reader.next_key(&mut object)? {
+        if key == "content" {
+            text = read_content_text(reader)?;
+        } else {
+            reader.skip_value()?;
         }
-        Ok(PromptText(Some(text)))
     }
-    lenient!('de, PromptText(None); unit none bool i64 u64 f64 str bytes seq);
+    Ok(Some(text))
 }
 
 /// The joined text of a `content` array (anything else is `""`).
-struct ContentText(String);
-
-impl<'de> Deserialize<'de> for ContentText {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ContentText, D::Error> {
-        match d.deserialize_any(ContentVisitor)? {
-            Some(text) => Ok(ContentText(text)),
-            None => Ok(ContentText(String::new())),
+fn read_content_text(reader: &mut Reader<'_>) -> Step<String> {
+    let mut text = String::new();
+    if reader.peek() != Some(b'[') {
+        reader.skip_value()?;
+        return Ok(text);
+    }
+    let mut array = reader.begin_array()?;
+    while reader.next_element(&mut array)? {
+        if let Some(part) = read_text_block(reader)? {
+            text.push_str(&part);
         }
     }
-}
-
-struct ContentVisitor;
-
-impl<'de> Visitor<'de> for ContentVisitor {
-    type Value = Option<String>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a content array")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<String>, A::Error> {
-        let mut text = String::new();
-        while let Some(block) = seq.next_element::<TextBlock>()? {
-            if let Some(part) = block.0 {
-                text.push_str(&part);
-            }
-        }
-        Ok(Some(text))
-    }
-    lenient!('de, None; unit none bool i64 u64 f64 str bytes map);
+    Ok(text)
 }
 
 /// A content block's text when the block is `{type: "text", text: <string>}`.
-struct TextBlock(Option<String>);
-
-impl<'de> Deserialize<'de> for TextBlock {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TextBlock, D::Error> {
-        d.deserialize_any(TextBlockVisitor)
+fn read_text_block<'a>(reader: &mut Reader<'a>) -> Step<Option<Cow<'a, str>>> {
+    if reader.peek() != Some(b'{') {
+        reader.skip_value()?;
+        return Ok(None);
     }
-}
-
-struct TextBlockVisitor;
-
-impl<'de> Visitor<'de> for TextBlockVisitor {
-    type Value = TextBlock;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a content block")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TextBlock, A::Error> {
-        let (mut kind, mut text) = (Scalar::Absent, Scalar::Absent);
-        while let Some(field) = map.next_key::<Field>()? {
-            match field {
-                Field::Type => kind = map.next_value()?,
-                Field::Text => text = map.next_value()?,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        match (kind, text) {
-            (Scalar::Text(kind), Scalar::Text(text)) if kind == "text" => Ok(TextBlock(Some(text))),
-            _ => Ok(TextBlock(None)),
+    let (mut kind, mut text) = (Scalar::Absent, Scalar::Absent);
+    let mut object = reader.begin_object()?;
+    while let Some(key) = reader.next_key(&mut object)? {
+        match &*key {
+            "type" => kind = Scalar::read(reader)?,
+            "text" => text = Scalar::read(reader)?,
+            _ => reader.skip_value()?,
         }
     }
-    lenient!('de, TextBlock(None); unit none bool i64 u64 f64 str bytes seq);
+    Ok(match text {
+        Scalar::Text(text) if kind.is_text("text") => Some(text),
+        _ => None,
+    })
 }
 
-/// `data.header`'s `config` and `tools`, kept as JSON values.
-#[derive(Default)]
-struct HeaderFields {
-    config: Option<Box<RawValue>>,
-    tools: Option<Box<RawValue>>,
-}
-
-impl<'de> Deserialize<'de> for HeaderFields {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<HeaderFields, D::Error> {
-        d.deserialize_any(HeaderVisitor)
+/// `data.header`'s `config` and `tools`, as their JSON text (anything but an object has neither).
+fn read_header_fields<'a>(reader: &mut Reader<'a>) -> Step<(Option<&'a str>, Option<&'a str>)> {
+    let (mut config, mut tools) = (None, None);
+    if reader.peek() != Some(b'{') {
+        reader.skip_value()?;
+        return Ok((config, tools));
     }
-}
-
-struct HeaderVisitor;
-
-impl<'de> Visitor<'de> for HeaderVisitor {
-    type Value = HeaderFields;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a request header")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<HeaderFields, A::Error> {
-        let mut header = HeaderFields::default();
-        while let Some(field) = map.next_key::<Field>()? {
-            match field {
-                Field::Config => header.config = Some(map.next_value()?),
-                Field::Tools => header.tools = Some(map.next_value()?),
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
+    let mut object = reader.begin_object()?;
+    while let Some(key) = reader.next_key(&mut object)? {
+        match &*key {
+            "config" => config = Some(reader.raw_value()?),
+            "tools" => tools = Some(reader.raw_value()?),
+            _ => reader.skip_value()?,
         }
-        Ok(header)
     }
-    lenient!('de, HeaderFields::default(); unit none bool i64 u64 f64 str bytes seq);
+    Ok((config, tools))
 }
 
-impl RawEvent {
+impl RawEvent<'_> {
     /// Checks the event and keeps what the interpreter reads; `index` is its place in the batch.
     fn validate(self, index: usize, interner: &mut JsonInterner) -> Result<SessionEvent, Error> {
         let raw = match self {
@@ -783,7 +458,7 @@ fn event_kind(kind: TypeTag, data: RawData, interner: &mut JsonInterner) -> Even
         },
         TypeTag::RequestHeader => {
             let reason = match &data.reason {
-                Scalar::Text(reason) => match reason.as_str() {
+                Scalar::Text(reason) => match &**reason {
                     "initial" => HeaderReason::Initial,
                     "resume" => HeaderReason::Resume,
                     "change" => HeaderReason::Change,
@@ -793,9 +468,9 @@ fn event_kind(kind: TypeTag, data: RawData, interner: &mut JsonInterner) -> Even
                 _ => HeaderReason::Other,
             };
             let starts_series = data.starts_series == Scalar::Bool(true);
-            let tools = interner.tools(data.tools.as_deref());
+            let tools = interner.tools(data.tools);
             EventKind::RequestHeader(Rc::new(RequestHeader {
-                config: data.config.as_deref().map(|raw| interner.config(raw)),
+                config: data.config.map(|raw| interner.config(raw)),
                 tools: tools.value,
                 tools_text: tools.text,
                 reason,
@@ -827,7 +502,7 @@ fn validate_surface_op(
             found.describe()
         ))),
         RawSurfaceOp::Map { op, start, end } => {
-            if op != Scalar::Text("replace".to_owned()) {
+            if !op.is_text("replace") {
                 return Err(invalid(format!(
                     "op must be \"replace\", found {}",
                     op.describe()

@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use serde_json::{Map, Value};
+use crate::json::{JsonObject, JsonValue};
 
 use crate::error::Error;
 use crate::event::{Seq, MAX_SAFE_INTEGER};
@@ -17,35 +17,35 @@ fn invalid(argument: &str, message: String) -> Error {
     }
 }
 
-fn object<'a>(value: &'a Value, argument: &str) -> Result<&'a Map<String, Value>, Error> {
+fn object<'a>(value: &'a JsonValue, argument: &str) -> Result<&'a JsonObject, Error> {
     value
         .as_object()
         .ok_or_else(|| invalid(argument, "expected an object".to_owned()))
 }
 
-fn safe_integer(value: &Value) -> Option<i64> {
+fn safe_integer(value: &JsonValue) -> Option<i64> {
     crate::event::safe_integer(value.as_f64()?)
 }
 
 /// Reads a `{ config?, system?, tools? }` prompt snapshot (`tools` not an array means `[]`).
-pub fn snapshot_from_json(value: &Value) -> Result<PromptSnapshot, Error> {
+pub fn snapshot_from_json(value: &JsonValue) -> Result<PromptSnapshot, Error> {
     let map = object(value, "previous")?;
     let system = match map.get("system") {
-        None | Some(Value::Null) => "",
-        Some(Value::String(text)) => text.as_str(),
+        None | Some(JsonValue::Null) => "",
+        Some(JsonValue::String(text)) => &**text,
         Some(_) => return Err(invalid("previous", "`system` must be a string".to_owned())),
     };
     let config = map.get("config").cloned();
-    let tools = map.get("tools").cloned().unwrap_or(Value::Null);
+    let tools = map.get("tools").cloned().unwrap_or(JsonValue::Null);
     Ok(PromptSnapshot::new(config, system, tools))
 }
 
 /// Reads a `{ seq, time?, turn?, step?, text?, update? }` system prompt node.
-pub fn node_from_json(value: &Value) -> Result<SystemPromptNode, Error> {
+pub fn node_from_json(value: &JsonValue) -> Result<SystemPromptNode, Error> {
     let map = object(value, "system")?;
     let count = |name: &str| -> Result<u64, Error> {
         match map.get(name) {
-            None | Some(Value::Null) => Ok(0),
+            None | Some(JsonValue::Null) => Ok(0),
             Some(value) => safe_integer(value)
                 .and_then(|n| u64::try_from(n).ok())
                 .ok_or_else(|| {
@@ -58,19 +58,19 @@ pub fn node_from_json(value: &Value) -> Result<SystemPromptNode, Error> {
         .and_then(safe_integer)
         .ok_or_else(|| invalid("system", "`seq` must be a safe integer".to_owned()))?;
     let time = match map.get("time") {
-        None | Some(Value::Null) => 0.0,
+        None | Some(JsonValue::Null) => 0.0,
         Some(value) => value
             .as_f64()
             .ok_or_else(|| invalid("system", "`time` must be a number".to_owned()))?,
     };
     let text = match map.get("text") {
-        None | Some(Value::Null) => Rc::from(""),
-        Some(Value::String(text)) => Rc::from(text.as_str()),
+        None | Some(JsonValue::Null) => Rc::from(""),
+        Some(JsonValue::String(text)) => Rc::from(&**text),
         Some(_) => return Err(invalid("system", "`text` must be a string".to_owned())),
     };
     let update = match map.get("update") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(update)) => *update,
+        None | Some(JsonValue::Null) => false,
+        Some(JsonValue::Bool(update)) => *update,
         Some(_) => return Err(invalid("system", "`update` must be a boolean".to_owned())),
     };
     Ok(SystemPromptNode {
@@ -84,10 +84,10 @@ pub fn node_from_json(value: &Value) -> Result<SystemPromptNode, Error> {
 }
 
 /// Reads `{ windowStart? }`: the window start, rounded down to an integer.
-pub fn window_start_from_json(value: &Value) -> Result<Option<Seq>, Error> {
+pub fn window_start_from_json(value: &JsonValue) -> Result<Option<Seq>, Error> {
     let map = object(value, "options")?;
     match map.get("windowStart") {
-        None | Some(Value::Null) => Ok(None),
+        None | Some(JsonValue::Null) => Ok(None),
         Some(value) => {
             let start = value
                 .as_f64()
@@ -103,17 +103,21 @@ pub fn window_start_from_json(value: &Value) -> Result<Option<Seq>, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    fn json(text: &str) -> JsonValue {
+        JsonValue::parse(text).unwrap()
+    }
 
     #[test]
     fn reads_snapshots_nodes_and_options() {
-        let snapshot =
-            snapshot_from_json(&json!({ "config": { "m": 1 }, "system": "A", "tools": "x" }))
-                .unwrap();
+        let snapshot = snapshot_from_json(&json(
+            r#"{ "config": { "m": 1 }, "system": "A", "tools": "x" }"#,
+        ))
+        .unwrap();
         assert_eq!((&*snapshot.system, snapshot.tools_text()), ("A", "[]"));
-        let node = node_from_json(
-            &json!({ "seq": 3, "time": 4.5, "turn": 1, "step": 2, "text": "B", "update": true }),
-        )
+        let node = node_from_json(&json(
+            r#"{ "seq": 3, "time": 4.5, "turn": 1, "step": 2, "text": "B", "update": true }"#,
+        ))
         .unwrap();
         assert_eq!(
             (
@@ -127,27 +131,30 @@ mod tests {
             (3, 4.5, 1, 2, "B", true)
         );
         assert_eq!(
-            window_start_from_json(&json!({ "windowStart": 7.9 })).unwrap(),
+            window_start_from_json(&json(r#"{ "windowStart": 7.9 }"#)).unwrap(),
             Some(7)
         );
-        assert_eq!(window_start_from_json(&json!({})).unwrap(), None);
+        assert_eq!(window_start_from_json(&json(r#"{}"#)).unwrap(), None);
     }
 
     #[test]
     fn rejects_wrong_shapes_with_the_argument_named() {
         for (result, argument) in [
-            (snapshot_from_json(&json!([])).err(), "previous"),
+            (snapshot_from_json(&json(r#"[]"#)).err(), "previous"),
             (
-                snapshot_from_json(&json!({ "system": 1 })).err(),
+                snapshot_from_json(&json(r#"{ "system": 1 }"#)).err(),
                 "previous",
             ),
-            (node_from_json(&json!({ "text": "no seq" })).err(), "system"),
             (
-                node_from_json(&json!({ "seq": 1, "turn": -1 })).err(),
+                node_from_json(&json(r#"{ "text": "no seq" }"#)).err(),
                 "system",
             ),
             (
-                window_start_from_json(&json!({ "windowStart": "x" })).err(),
+                node_from_json(&json(r#"{ "seq": 1, "turn": -1 }"#)).err(),
+                "system",
+            ),
+            (
+                window_start_from_json(&json(r#"{ "windowStart": "x" }"#)).err(),
                 "options",
             ),
         ] {

@@ -2,8 +2,8 @@
 
 use std::rc::Rc;
 
+use crate::json::JsonValue;
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::error::Error;
 use crate::event::{HeaderReason, RequestHeader, Seq, SessionEvent, Time};
@@ -20,7 +20,7 @@ pub struct PromptSnapshot {
         serialize_with = "crate::shared::serialize_optional_value"
     )]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown", optional))]
-    pub config: Option<Rc<Value>>,
+    pub config: Option<Rc<JsonValue>>,
     /// The system prompt text (`""` when there is none).
     #[serde(serialize_with = "crate::shared::serialize_text")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
@@ -28,7 +28,7 @@ pub struct PromptSnapshot {
     /// The header's tools (always an array).
     #[serde(serialize_with = "crate::shared::serialize_value")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown[]"))]
-    pub tools: Rc<Value>,
+    pub tools: Rc<JsonValue>,
     #[serde(skip)]
     #[cfg_attr(target_arch = "wasm32", tsify(skip))]
     tools_text: Rc<str>,
@@ -36,7 +36,7 @@ pub struct PromptSnapshot {
 
 impl PromptSnapshot {
     /// Builds a snapshot; tools that are not an array become `[]`.
-    pub fn new(config: Option<Value>, system: &str, tools: Value) -> PromptSnapshot {
+    pub fn new(config: Option<JsonValue>, system: &str, tools: JsonValue) -> PromptSnapshot {
         let header = RequestHeader::new(config, Some(tools), HeaderReason::Other, false);
         PromptSnapshot::of_header(&header, Rc::from(system))
     }

@@ -7,11 +7,12 @@
 use std::rc::Rc;
 
 use serde::{Serialize, Serializer};
-use serde_json::Value;
+
+use crate::json::JsonValue;
 
 /// Serializes a shared JSON value (see the module docs).
 pub(crate) fn serialize_value<S: Serializer>(
-    value: &Rc<Value>,
+    value: &Rc<JsonValue>,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
     #[cfg(target_arch = "wasm32")]
@@ -23,7 +24,7 @@ pub(crate) fn serialize_value<S: Serializer>(
 
 /// [`serialize_value`] for an optional value (`None` as the serializer writes it).
 pub(crate) fn serialize_optional_value<S: Serializer>(
-    value: &Option<Rc<Value>>,
+    value: &Option<Rc<JsonValue>>,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
     match value {
@@ -55,7 +56,6 @@ pub(crate) mod cache {
     use std::collections::HashMap;
 
     use serde::Serialize;
-    use serde_json::Value;
     use wasm_bindgen::JsValue;
 
     thread_local! {
@@ -107,7 +107,7 @@ pub(crate) mod cache {
     }
 
     /// A JSON value as a plain JS value (objects for maps).
-    pub(crate) fn value_to_js(value: &Value) -> Option<JsValue> {
+    pub(crate) fn value_to_js(value: &crate::json::JsonValue) -> Option<JsValue> {
         value
             .serialize(&serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true))
             .ok()

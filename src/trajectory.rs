@@ -62,7 +62,7 @@ pub struct Request {
         serialize_with = "crate::shared::serialize_optional_value"
     )]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown", optional))]
-    pub request_config: Option<Rc<serde_json::Value>>,
+    pub request_config: Option<Rc<crate::json::JsonValue>>,
     /// The prompt change this request is the first to carry.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]

@@ -14,3 +14,8 @@ fn conformance_subset_in_node() {
 fn bad_input_in_node() {
     wasm_api::bad_input_leaves_window_unchanged();
 }
+
+#[wasm_bindgen_test]
+fn numbers_in_node() {
+    wasm_api::numbers_match_the_engine();
+}

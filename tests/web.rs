@@ -16,3 +16,8 @@ fn conformance_subset_in_the_browser() {
 fn bad_input_in_the_browser() {
     wasm_api::bad_input_leaves_window_unchanged();
 }
+
+#[wasm_bindgen_test]
+fn numbers_in_the_browser() {
+    wasm_api::numbers_match_the_engine();
+}

@@ -4,11 +4,11 @@
 //! serializer configuration.
 
 use serde::Serialize;
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
 use crate::event::{Seq, SessionEvent};
+use crate::json::JsonValue;
 use crate::parse::parse_events;
 
 /// Converts a Rust value to a plain JS value: maps become plain objects, absent members
@@ -88,12 +88,12 @@ pub(crate) fn event_from_js(value: &JsValue) -> Result<SessionEvent, Error> {
 }
 
 /// Reads an optional plain-data argument as JSON; `undefined` and `null` are `None`.
-pub(crate) fn optional_json(value: &JsValue, argument: &str) -> Result<Option<Value>, Error> {
+pub(crate) fn optional_json(value: &JsValue, argument: &str) -> Result<Option<JsonValue>, Error> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
     let text = stringify(value).ok_or_else(|| invalid(argument, "not representable as JSON"))?;
-    serde_json::from_str(&text)
+    JsonValue::parse(&text)
         .map(Some)
         .map_err(|err| invalid(argument, &err.to_string()))
 }

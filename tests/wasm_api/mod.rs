@@ -261,3 +261,42 @@ pub fn bad_input_leaves_window_unchanged() {
     let state: Option<JsSystemPromptState> = conversation.state_at(1.0);
     assert!(state.is_some_and(|state| !state.uncertain()));
 }
+
+/// Numbers in the wasm build go through JavaScript's own conversions (`parseFloat` for decimal
+/// text off the exact fast path, `Number.prototype.toString` for writing): check both against
+/// the engine's `JSON.parse` and `JSON.stringify`.
+pub fn numbers_match_the_engine() {
+    for text in [
+        "0.1",
+        "1e23",
+        "1e-23",
+        "9007199254740993",
+        "123456789012345678901234567890",
+        "1e400",
+        "-2.2250738585072014e-308",
+        "5e-324",
+        "0.30000000000000004",
+        "1.7976931348623157e308",
+        "4.35",
+        "-0",
+    ] {
+        let ours = promptfold::JsonValue::parse(text)
+            .ok()
+            .and_then(|value| value.as_f64());
+        let engine = JSON::parse(text).ok().and_then(|value| value.as_f64());
+        assert_eq!(
+            ours.map(f64::to_bits),
+            engine.map(f64::to_bits),
+            "parsing {text}"
+        );
+        let value = engine.unwrap_or(f64::NAN);
+        let written = JSON::stringify(&JsValue::from_f64(value))
+            .ok()
+            .and_then(|text| text.as_string());
+        assert_eq!(
+            Some(promptfold::js_number_text(value)),
+            written,
+            "writing {text}"
+        );
+    }
+}

@@ -1,0 +1,616 @@
+//! A validating JSON scanner over UTF-8 text (RFC 8259), built for reading a few fields out of
+//! large documents: values the caller does not want are skipped without being built, and long
+//! strings are scanned eight bytes at a time.
+
+use std::borrow::Cow;
+
+use super::value::{JsonObject, JsonValue};
+
+/// How deeply arrays and objects may nest before the text is rejected (the recursion that reads
+/// them is bounded, so no input can exhaust the stack).
+pub(crate) const MAX_DEPTH: usize = 256;
+
+/// Why the text is not JSON, and the byte offset where that became clear.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SyntaxError {
+    /// Byte offset into the text.
+    pub offset: usize,
+    /// What was wrong, for people.
+    pub message: &'static str,
+}
+
+/// The result of a reader step.
+pub(crate) type Step<T> = Result<T, SyntaxError>;
+
+/// An array or object being read: whether its first item was read.
+pub(crate) struct Container {
+    started: bool,
+}
+
+/// A cursor over JSON text.
+pub(crate) struct Reader<'a> {
+    text: &'a str,
+    pos: usize,
+    depth: usize,
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Whether any of the eight bytes in `word` is `"`, `\` or a control character (below 0x20).
+/// It may answer yes for a word without one (the caller then looks byte by byte), never no for
+/// a word with one.
+fn has_string_special(word: u64) -> bool {
+    let quote = word ^ ONES.wrapping_mul(u64::from(b'"'));
+    let backslash = word ^ ONES.wrapping_mul(u64::from(b'\\'));
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
+    let below_space = word.wrapping_sub(ONES.wrapping_mul(0x20)) & !word;
+    (zero_byte(quote) | zero_byte(backslash) | below_space) & HIGHS != 0
+}
+
+impl<'a> Reader<'a> {
+    /// A reader at the start of `text`.
+    pub fn new(text: &'a str) -> Reader<'a> {
+        Reader {
+            text,
+            pos: 0,
+            depth: 0,
+        }
+    }
+
+    #[inline]
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
+    #[inline]
+    fn byte_at(&self, pos: usize) -> Option<u8> {
+        self.bytes().get(pos).copied()
+    }
+
+    #[inline]
+    fn advance(&mut self, by: usize) {
+        self.pos = self.pos.saturating_add(by);
+    }
+
+    /// An error at the cursor.
+    pub fn fail<T>(&self, message: &'static str) -> Step<T> {
+        Err(SyntaxError {
+            offset: self.pos,
+            message,
+        })
+    }
+
+    /// Skips whitespace and returns the next byte without taking it (`None` at the end).
+    #[inline]
+    pub fn peek(&mut self) -> Option<u8> {
+        while let Some(byte) = self.byte_at(self.pos) {
+            if !matches!(byte, b' ' | b'\n' | b'\r' | b'\t') {
+                return Some(byte);
+            }
+            self.advance(1);
+        }
+        None
+    }
+
+    /// Fails unless only whitespace is left.
+    pub fn finish(&mut self) -> Step<()> {
+        match self.peek() {
+            None => Ok(()),
+            Some(_) => self.fail("unexpected text after the JSON value"),
+        }
+    }
+
+    #[inline]
+    fn expect(&mut self, byte: u8, message: &'static str) -> Step<()> {
+        if self.peek() == Some(byte) {
+            self.advance(1);
+            Ok(())
+        } else {
+            self.fail(message)
+        }
+    }
+
+    #[inline]
+    fn enter(&mut self) -> Step<()> {
+        if self.depth >= MAX_DEPTH {
+            return self.fail("arrays and objects nest too deeply");
+        }
+        self.depth = self.depth.saturating_add(1);
+        Ok(())
+    }
+
+    #[inline]
+    fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// Takes the `{` of an object. Read its members with [`Reader::next_key`], passing the
+    /// returned marker.
+    pub fn begin_object(&mut self) -> Step<Container> {
+        self.expect(b'{', "expected an object")?;
+        self.enter()?;
+        Ok(Container { started: false })
+    }
+
+    /// The next key of the object, with the cursor on its value (which the caller must read or
+    /// skip); `None` after the closing `}`.
+    #[inline]
+    pub fn next_key(&mut self, object: &mut Container) -> Step<Option<Cow<'a, str>>> {
+        if !self.next_item(object, b'}', "expected `,` or `}` in an object")? {
+            return Ok(None);
+        }
+        if self.peek() != Some(b'"') {
+            return self.fail("expected a string key");
+        }
+        let key = self.string()?;
+        self.expect(b':', "expected `:` after an object key")?;
+        Ok(Some(key))
+    }
+
+    /// Takes the `[` of an array. Read its elements while [`Reader::next_element`] says so.
+    pub fn begin_array(&mut self) -> Step<Container> {
+        self.expect(b'[', "expected an array")?;
+        self.enter()?;
+        Ok(Container { started: false })
+    }
+
+    /// Whether another element follows (the caller must then read or skip it); `false` after
+    /// the closing `]`.
+    #[inline]
+    pub fn next_element(&mut self, array: &mut Container) -> Step<bool> {
+        self.next_item(array, b']', "expected `,` or `]` in an array")
+    }
+
+    #[inline]
+    fn next_item(
+        &mut self,
+        container: &mut Container,
+        close: u8,
+        message: &'static str,
+    ) -> Step<bool> {
+        let next = self.peek();
+        if next == Some(close) {
+            self.advance(1);
+            self.leave();
+            return Ok(false);
+        }
+        if container.started {
+            if next != Some(b',') {
+                return self.fail(message);
+            }
+            self.advance(1);
+            if self.peek() == Some(close) {
+                return self.fail("trailing comma");
+            }
+        }
+        container.started = true;
+        Ok(true)
+    }
+
+    /// Reads a string, borrowed from the text when it has no escapes.
+    pub fn string(&mut self) -> Step<Cow<'a, str>> {
+        self.expect(b'"', "expected a string")?;
+        let start = self.pos;
+        self.pos = self.plain_run(self.pos);
+        if self.byte_at(self.pos) == Some(b'"') {
+            let text = self.slice(start, self.pos);
+            self.advance(1);
+            return Ok(Cow::Borrowed(text));
+        }
+        let mut owned = String::from(self.slice(start, self.pos));
+        loop {
+            match self.byte_at(self.pos) {
+                Some(b'"') => {
+                    self.advance(1);
+                    return Ok(Cow::Owned(owned));
+                }
+                Some(b'\\') => {
+                    self.advance(1);
+                    let ch = self.escape()?;
+                    owned.push(ch);
+                }
+                Some(_) => return self.fail("control character in a string"),
+                None => return self.fail("unterminated string"),
+            }
+            let run = self.pos;
+            self.pos = self.plain_run(run);
+            owned.push_str(self.slice(run, self.pos));
+        }
+    }
+
+    /// Skips a string after checking it.
+    fn skip_string(&mut self) -> Step<()> {
+        self.expect(b'"', "expected a string")?;
+        loop {
+            self.pos = self.plain_run(self.pos);
+            match self.byte_at(self.pos) {
+                Some(b'"') => {
+                    self.advance(1);
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    self.advance(1);
+                    self.escape()?;
+                }
+                Some(_) => return self.fail("control character in a string"),
+                None => return self.fail("unterminated string"),
+            }
+        }
+    }
+
+    /// The end of the run of ordinary string bytes starting at `pos`.
+    fn plain_run(&self, mut pos: usize) -> usize {
+        let bytes = self.bytes();
+        while let Some(chunk) = pos.checked_add(8).and_then(|end| bytes.get(pos..end)) {
+            let Ok(word) = <[u8; 8]>::try_from(chunk) else {
+                break;
+            };
+            if has_string_special(u64::from_le_bytes(word)) {
+                break;
+            }
+            pos = pos.saturating_add(8);
+        }
+        while let Some(&byte) = bytes.get(pos) {
+            if byte == b'"' || byte == b'\\' || byte < 0x20 {
+                break;
+            }
+            pos = pos.saturating_add(1);
+        }
+        pos
+    }
+
+    /// `text[start..end]`, or `""` if that is not a range of whole characters (it always is:
+    /// both ends sit next to ASCII bytes).
+    #[inline]
+    fn slice(&self, start: usize, end: usize) -> &'a str {
+        self.text.get(start..end).unwrap_or_default()
+    }
+
+    /// Reads the escape after a backslash. Lone UTF-16 surrogates become U+FFFD, as they do
+    /// when JavaScript encodes such a string as UTF-8.
+    fn escape(&mut self) -> Step<char> {
+        let Some(byte) = self.byte_at(self.pos) else {
+            return self.fail("unterminated string");
+        };
+        self.advance(1);
+        let ch = match byte {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => return self.unicode_escape(),
+            _ => return self.fail("invalid escape in a string"),
+        };
+        Ok(ch)
+    }
+
+    fn unicode_escape(&mut self) -> Step<char> {
+        let first = self.hex4()?;
+        if !(0xD800..0xDC00).contains(&first) {
+            return Ok(char::from_u32(first).unwrap_or('\u{FFFD}'));
+        }
+        let follows_low = self.bytes().get(self.pos..self.pos.saturating_add(2)) == Some(b"\\u");
+        if !follows_low {
+            return Ok('\u{FFFD}');
+        }
+        let before = self.pos;
+        self.advance(2);
+        let second = self.hex4()?;
+        if !(0xDC00..0xE000).contains(&second) {
+            // Not a pair: the first is lone; read the second escape on its own.
+            self.pos = before;
+            return Ok('\u{FFFD}');
+        }
+        // Both halves are in range (checked above): the sum is at most U+10FFFF.
+        let code = 0x10000u32
+            .wrapping_add((first & 0x3FF) << 10)
+            .wrapping_add(second & 0x3FF);
+        Ok(char::from_u32(code).unwrap_or('\u{FFFD}'))
+    }
+
+    fn hex4(&mut self) -> Step<u32> {
+        let mut code = 0u32;
+        for _ in 0..4 {
+            let digit = self
+                .byte_at(self.pos)
+                .and_then(|byte| char::from(byte).to_digit(16));
+            let Some(digit) = digit else {
+                return self.fail("invalid \\u escape in a string");
+            };
+            code = (code << 4) | digit;
+            self.advance(1);
+        }
+        Ok(code)
+    }
+
+    /// Reads a number as JavaScript's `JSON.parse` would (the nearest double).
+    pub fn number(&mut self) -> Step<f64> {
+        let start = self.pos;
+        let integer = self.scan_number()?;
+        if let Some(value) = integer {
+            return Ok(value);
+        }
+        match super::number::parse_number(self.slice(start, self.pos)) {
+            Some(value) => Ok(value),
+            None => self.fail("invalid number"),
+        }
+    }
+
+    /// Checks the number at the cursor against the JSON grammar and moves past it. Returns its
+    /// value when it is a plain integer of at most 15 digits (exact in a double).
+    fn scan_number(&mut self) -> Step<Option<f64>> {
+        if self.peek().is_none() {
+            return self.fail("expected a value");
+        }
+        let negative = self.byte_at(self.pos) == Some(b'-');
+        if negative {
+            self.advance(1);
+        }
+        let digits_start = self.pos;
+        match self.byte_at(self.pos) {
+            Some(b'0') => self.advance(1),
+            Some(b'1'..=b'9') => {
+                while matches!(self.byte_at(self.pos), Some(b'0'..=b'9')) {
+                    self.advance(1);
+                }
+            }
+            _ => return self.fail("invalid number"),
+        }
+        let digits_end = self.pos;
+        let mut plain = true;
+        if self.byte_at(self.pos) == Some(b'.') {
+            plain = false;
+            self.advance(1);
+            self.digits()?;
+        }
+        if matches!(self.byte_at(self.pos), Some(b'e' | b'E')) {
+            plain = false;
+            self.advance(1);
+            if matches!(self.byte_at(self.pos), Some(b'+' | b'-')) {
+                self.advance(1);
+            }
+            self.digits()?;
+        }
+        if !plain || digits_end.saturating_sub(digits_start) > 15 {
+            return Ok(None);
+        }
+        let magnitude = self
+            .bytes()
+            .get(digits_start..digits_end)
+            .unwrap_or_default()
+            .iter()
+            .fold(0u64, |acc, digit| {
+                acc.wrapping_mul(10)
+                    .wrapping_add(u64::from(digit.wrapping_sub(b'0')))
+            });
+        let magnitude = magnitude as f64;
+        Ok(Some(if negative { -magnitude } else { magnitude }))
+    }
+
+    fn digits(&mut self) -> Step<()> {
+        if !matches!(self.byte_at(self.pos), Some(b'0'..=b'9')) {
+            return self.fail("invalid number");
+        }
+        while matches!(self.byte_at(self.pos), Some(b'0'..=b'9')) {
+            self.advance(1);
+        }
+        Ok(())
+    }
+
+    fn literal(&mut self, word: &'static [u8]) -> Step<()> {
+        let end = self.pos.saturating_add(word.len());
+        if self.bytes().get(self.pos..end) == Some(word) {
+            self.pos = end;
+            Ok(())
+        } else {
+            self.fail("expected a value")
+        }
+    }
+
+    /// Reads `true` or `false`.
+    pub fn boolean(&mut self) -> Step<bool> {
+        match self.peek() {
+            Some(b't') => self.literal(b"true").map(|()| true),
+            _ => self.literal(b"false").map(|()| false),
+        }
+    }
+
+    /// Reads `null`.
+    pub fn null(&mut self) -> Step<()> {
+        self.peek();
+        self.literal(b"null")
+    }
+
+    /// Checks and skips one value of any kind.
+    pub fn skip_value(&mut self) -> Step<()> {
+        match self.peek() {
+            Some(b'{') => {
+                let mut object = self.begin_object()?;
+                while self.next_key(&mut object)?.is_some() {
+                    self.skip_value()?;
+                }
+                Ok(())
+            }
+            Some(b'[') => {
+                let mut array = self.begin_array()?;
+                while self.next_element(&mut array)? {
+                    self.skip_value()?;
+                }
+                Ok(())
+            }
+            Some(b'"') => self.skip_string(),
+            Some(b't' | b'f') => self.boolean().map(drop),
+            Some(b'n') => self.null(),
+            _ => self.scan_number().map(drop),
+        }
+    }
+
+    /// Checks and skips one value, returning its text as written.
+    pub fn raw_value(&mut self) -> Step<&'a str> {
+        self.peek();
+        let start = self.pos;
+        self.skip_value()?;
+        Ok(self.slice(start, self.pos))
+    }
+
+    /// Reads one value of any kind. Duplicate object keys keep the last value at the place of
+    /// the first, as `JSON.parse` does.
+    pub fn value(&mut self) -> Step<JsonValue> {
+        match self.peek() {
+            Some(b'{') => {
+                let mut members = JsonObject::default();
+                let mut object = self.begin_object()?;
+                while let Some(key) = self.next_key(&mut object)? {
+                    let value = self.value()?;
+                    members.insert_parsed(key.into_owned().into_boxed_str(), value);
+                }
+                members.resolve_duplicates();
+                Ok(JsonValue::Object(members))
+            }
+            Some(b'[') => {
+                let mut items = Vec::new();
+                let mut array = self.begin_array()?;
+                while self.next_element(&mut array)? {
+                    items.push(self.value()?);
+                }
+                Ok(JsonValue::Array(items))
+            }
+            Some(b'"') => Ok(JsonValue::String(
+                self.string()?.into_owned().into_boxed_str(),
+            )),
+            Some(b't' | b'f') => self.boolean().map(JsonValue::Bool),
+            Some(b'n') => self.null().map(|()| JsonValue::Null),
+            _ => self.number().map(JsonValue::Number),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn whole(text: &str) -> Step<JsonValue> {
+        let mut reader = Reader::new(text);
+        let value = reader.value()?;
+        reader.finish()?;
+        Ok(value)
+    }
+
+    #[test]
+    fn reads_every_kind_of_value() {
+        let value =
+            whole(r#" {"a": [1, -2.5e3, true, false, null], "b": "x\ny\u00e9\ud83d\ude00"} "#)
+                .unwrap();
+        assert_eq!(
+            crate::js_stringify(&value),
+            "{\"a\":[1,-2500,true,false,null],\"b\":\"x\\nyé😀\"}"
+        );
+    }
+
+    #[test]
+    fn rejects_what_json_parse_rejects() {
+        for text in [
+            "",
+            "[",
+            "[1,]",
+            "{\"a\":1,}",
+            "{a:1}",
+            "01",
+            "1.",
+            ".5",
+            "-",
+            "1e",
+            "+1",
+            "tru",
+            "nul",
+            "\"\t\"",
+            "\"\\x\"",
+            "\"\\u12\"",
+            "[1 2]",
+            "{\"a\" 1}",
+            "\"abc",
+            "1 2",
+            "NaN",
+        ] {
+            assert!(whole(text).is_err(), "{text:?} should be rejected");
+        }
+    }
+
+    #[test]
+    fn numbers_are_the_nearest_double() {
+        for (text, expected) in [
+            ("0", 0.0),
+            ("-0", -0.0),
+            ("123456789012345", 123_456_789_012_345.0),
+            ("9007199254740993", 9_007_199_254_740_992.0),
+            ("1.5e-7", 1.5e-7),
+            ("1E+21", 1e21),
+            ("1e400", f64::INFINITY),
+        ] {
+            assert_eq!(whole(text).unwrap(), JsonValue::Number(expected), "{text}");
+        }
+    }
+
+    #[test]
+    fn surrogate_pairs_cover_every_plane() {
+        for ch in ['\u{10000}', '\u{1F600}', '\u{20000}', '\u{10FFFF}'] {
+            let mut units = [0u16; 2];
+            let [high, low] = *ch.encode_utf16(&mut units) else {
+                panic!("{ch:?} is one unit");
+            };
+            let text = format!("\"\\u{high:04x}\\u{low:04x}\"");
+            assert_eq!(
+                whole(&text).unwrap(),
+                JsonValue::String(ch.to_string().into())
+            );
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        assert_eq!(
+            whole(r#""a\ud800b\udc00\ud800\u0041""#).unwrap(),
+            JsonValue::String("a\u{FFFD}b\u{FFFD}\u{FFFD}A".into())
+        );
+    }
+
+    #[test]
+    fn long_strings_with_specials_at_every_offset() {
+        for at in 0..20 {
+            let mut text = "x".repeat(20);
+            text.insert_str(at, "\\\"");
+            let json = format!("\"{text}\"");
+            let expected = text.replace("\\\"", "\"");
+            assert_eq!(whole(&json).unwrap(), JsonValue::String(expected.into()));
+            let control = format!("\"{}\u{1}{}\"", "y".repeat(at), "y".repeat(9));
+            assert!(whole(&control).is_err(), "control at {at}");
+        }
+    }
+
+    #[test]
+    fn duplicate_keys_keep_the_last_value_at_the_first_place() {
+        assert_eq!(
+            crate::js_stringify(&whole(r#"{"a":1,"b":2,"a":3}"#).unwrap()),
+            r#"{"a":3,"b":2}"#
+        );
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(whole(&deep(MAX_DEPTH)).is_ok());
+        assert!(whole(&deep(MAX_DEPTH + 1)).is_err());
+        assert!(Reader::new(&deep(100_000)).skip_value().is_err());
+    }
+
+    #[test]
+    fn raw_values_are_the_text_as_written() {
+        let mut reader = Reader::new("  { \"a\" : [1, 2] } ,");
+        assert_eq!(reader.raw_value().unwrap(), "{ \"a\" : [1, 2] }");
+    }
+}
