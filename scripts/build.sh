@@ -43,6 +43,15 @@ bind web web
 bind bundler bundler
 bind nodejs node
 
+# The Node build is CommonJS, but wasm-bindgen copies JS snippets (src/wasm/batch.rs) as the ES
+# modules they are written as: turn each `export function f` into a CommonJS export.
+for snippet in "$out"/node/snippets/*/*.js; do
+  [ -e "$snippet" ] || continue
+  names=$(sed -n -E 's/^export function ([A-Za-z_$][A-Za-z0-9_$]*).*/\1/p' "$snippet" | paste -sd, -)
+  sed -i -E 's/^export function /function /' "$snippet"
+  echo "module.exports = { $names };" >> "$snippet"
+done
+
 # Module type of each folder, so Node and bundlers read the .js files right.
 echo '{ "type": "module" }' > "$out/web/package.json"
 echo '{ "type": "module" }' > "$out/bundler/package.json"

@@ -103,6 +103,13 @@ impl Conversation {
         self.load(window, has_more)
     }
 
+    /// Lets the `*_json` calls read the reduced batches the wasm build makes from JS objects
+    /// (see `wasm::batch`), or stops that.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn read_reduced_batches(&mut self, on: bool) {
+        self.interner.reduced_batches = on;
+    }
+
     /// [`Conversation::load`] from JSON text (a JSON array or JSON lines).
     pub fn load_json(&mut self, text: &str, has_more: bool) -> Result<ConversationChange, Error> {
         let events = parse_events_with(text, &mut self.interner)?;

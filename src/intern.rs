@@ -41,6 +41,9 @@ pub(crate) struct JsonInterner {
     /// The last tools text and its value: consecutive headers mostly repeat it, and comparing
     /// the text is much cheaper than hashing it.
     last_tools: Option<(Box<str>, SharedTools)>,
+    /// Whether headers may say their tools are the previous header's (the reduced batches the
+    /// wasm build makes from JS objects; never for text from outside).
+    pub reduced_batches: bool,
 }
 
 impl JsonInterner {
@@ -77,6 +80,16 @@ impl JsonInterner {
         };
         self.last_tools = Some((Box::from(key), tools.clone()));
         tools
+    }
+}
+
+impl JsonInterner {
+    /// The tools of the previous header (`[]` when there was none).
+    pub fn previous_tools(&mut self) -> SharedTools {
+        match &self.last_tools {
+            Some((_, tools)) => tools.clone(),
+            None => self.tools(None),
+        }
     }
 }
 

@@ -29,10 +29,11 @@ pub(crate) fn parse_events_with(
     interner: &mut JsonInterner,
 ) -> Result<Vec<SessionEvent>, Error> {
     let mut reader = Reader::new(text);
+    let marker = interner.reduced_batches;
     match reader.peek() {
         None => Ok(Vec::new()),
         Some(b'[') => {
-            let raw = read_array(&mut reader).map_err(|err| malformed(text, &err, 0))?;
+            let raw = read_array(&mut reader, marker).map_err(|err| malformed(text, &err, 0))?;
             validate_events(raw, interner)
         }
         Some(b'{') => parse_json_lines(text, interner),
@@ -48,11 +49,11 @@ pub(crate) fn parse_events_with(
     }
 }
 
-fn read_array<'a>(reader: &mut Reader<'a>) -> Step<Vec<RawEvent<'a>>> {
+fn read_array<'a>(reader: &mut Reader<'a>, marker: bool) -> Step<Vec<RawEvent<'a>>> {
     let mut events = Vec::new();
     let mut array = reader.begin_array()?;
     while reader.next_element(&mut array)? {
-        events.push(RawEvent::read(reader)?);
+        events.push(RawEvent::read(reader, marker)?);
     }
     reader.finish()?;
     Ok(events)
@@ -65,7 +66,7 @@ fn parse_json_lines(text: &str, interner: &mut JsonInterner) -> Result<Vec<Sessi
         if reader.peek().is_none() {
             continue;
         }
-        let event = RawEvent::read(&mut reader)
+        let event = RawEvent::read(&mut reader, false)
             .and_then(|event| reader.finish().map(|()| event))
             .map_err(|err| malformed(line, &err, line_index))?;
         raw.push(event);
@@ -216,7 +217,8 @@ pub(crate) struct RawObject<'a> {
 }
 
 impl<'a> RawEvent<'a> {
-    fn read(reader: &mut Reader<'a>) -> Step<RawEvent<'a>> {
+    /// Reads one event; `marker`: a header may say its tools are the previous header's.
+    fn read(reader: &mut Reader<'a>, marker: bool) -> Step<RawEvent<'a>> {
         if reader.peek() != Some(b'{') {
             return Scalar::read(reader).map(RawEvent::NotObject);
         }
@@ -228,7 +230,7 @@ impl<'a> RawEvent<'a> {
                 "time" => raw.time = Scalar::read(reader)?,
                 "type" => raw.kind = TypeTag::read(reader)?,
                 "surfaceOp" => raw.surface_op = RawSurfaceOp::read(reader)?,
-                "data" => raw.data = RawData::read(reader, DataWants::for_type(raw.kind))?,
+                "data" => raw.data = RawData::read(reader, DataWants::for_type(raw.kind, marker))?,
                 _ => reader.skip_value()?,
             }
         }
@@ -278,21 +280,36 @@ impl<'a> RawSurfaceOp<'a> {
 struct DataWants {
     message: bool,
     header: bool,
+    tools_marker: bool,
 }
 
 impl DataWants {
-    fn for_type(kind: TypeTag) -> DataWants {
+    fn for_type(kind: TypeTag, tools_marker: bool) -> DataWants {
         match kind {
             TypeTag::Absent => DataWants {
                 message: true,
                 header: true,
+                tools_marker,
             },
             kind => DataWants {
                 message: kind == TypeTag::SystemMessage,
                 header: kind == TypeTag::RequestHeader,
+                tools_marker,
             },
         }
     }
+}
+
+/// A header's tools as written.
+#[derive(Debug, Default)]
+enum ToolsText<'a> {
+    /// No `tools` member.
+    #[default]
+    Absent,
+    /// The JSON text of `tools`.
+    Text(&'a str),
+    /// The previous header's tools (a reduced batch's marker).
+    SameAsPrevious,
 }
 
 #[derive(Debug, Default)]
@@ -301,7 +318,7 @@ struct RawData<'a> {
     step: Scalar<'a>,
     text: Option<String>,
     config: Option<&'a str>,
-    tools: Option<&'a str>,
+    tools: ToolsText<'a>,
     reason: Scalar<'a>,
     starts_series: Scalar<'a>,
 }
@@ -321,7 +338,7 @@ impl<'a> RawData<'a> {
                 "step" => data.step = Scalar::read(reader)?,
                 "message" if wants.message => data.text = read_prompt_text(reader)?,
                 "header" if wants.header => {
-                    let (config, tools) = read_header_fields(reader)?;
+                    let (config, tools) = read_header_fields(reader, wants.tools_marker)?;
                     data.config = config;
                     data.tools = tools;
                 }
@@ -391,8 +408,12 @@ fn read_text_block<'a>(reader: &mut Reader<'a>) -> Step<Option<Cow<'a, str>>> {
 }
 
 /// `data.header`'s `config` and `tools`, as their JSON text (anything but an object has neither).
-fn read_header_fields<'a>(reader: &mut Reader<'a>) -> Step<(Option<&'a str>, Option<&'a str>)> {
-    let (mut config, mut tools) = (None, None);
+/// With `marker`, `sameToolsAsPrevious: true` stands for the previous header's tools.
+fn read_header_fields<'a>(
+    reader: &mut Reader<'a>,
+    marker: bool,
+) -> Step<(Option<&'a str>, ToolsText<'a>)> {
+    let (mut config, mut tools) = (None, ToolsText::Absent);
     if reader.peek() != Some(b'{') {
         reader.skip_value()?;
         return Ok((config, tools));
@@ -401,7 +422,12 @@ fn read_header_fields<'a>(reader: &mut Reader<'a>) -> Step<(Option<&'a str>, Opt
     while let Some(key) = reader.next_key(&mut object)? {
         match &*key {
             "config" => config = Some(reader.raw_value()?),
-            "tools" => tools = Some(reader.raw_value()?),
+            "tools" => tools = ToolsText::Text(reader.raw_value()?),
+            "sameToolsAsPrevious" if marker => {
+                if Scalar::read(reader)? == Scalar::Bool(true) {
+                    tools = ToolsText::SameAsPrevious;
+                }
+            }
             _ => reader.skip_value()?,
         }
     }
@@ -468,7 +494,11 @@ fn event_kind(kind: TypeTag, data: RawData, interner: &mut JsonInterner) -> Even
                 _ => HeaderReason::Other,
             };
             let starts_series = data.starts_series == Scalar::Bool(true);
-            let tools = interner.tools(data.tools);
+            let tools = match data.tools {
+                ToolsText::Absent => interner.tools(None),
+                ToolsText::Text(text) => interner.tools(Some(text)),
+                ToolsText::SameAsPrevious => interner.previous_tools(),
+            };
             EventKind::RequestHeader(Rc::new(RequestHeader {
                 config: data.config.map(|raw| interner.config(raw)),
                 tools: tools.value,

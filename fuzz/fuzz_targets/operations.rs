@@ -419,10 +419,10 @@ fn build(ev: &Ev, seq_value: Option<Value>, context: &Context) -> Built {
                 let tools = if tools % 2 == 0 {
                     None
                 } else {
-                    Some(json!([{"name": "x"}]))
+                    promptfold::JsonValue::parse(r#"[{"name": "x"}]"#).ok()
                 };
                 EventKind::RequestHeader(std::rc::Rc::new(RequestHeader::new(
-                    Some(json!({"model": config % 3})),
+                    promptfold::JsonValue::parse(&format!("{{\"model\":{}}}", config % 3)).ok(),
                     tools,
                     reason,
                     *starts_series == Some(true),

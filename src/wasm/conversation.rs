@@ -35,16 +35,21 @@ fn reserve_for(text_len: usize) {
 }
 
 impl JsConversation {
-    /// Applies a batch given as JSON text: grows memory for it, runs `call`, and returns the
-    /// change report as a JS value (or throws the batch's error).
+    /// Applies a batch given as JSON text (`reduced`: made from JS objects by `wasm::batch`):
+    /// grows memory for it, runs `call`, and returns the change report as a JS value (or throws
+    /// the batch's error).
     fn apply(
         &mut self,
         text: Result<String, Error>,
+        reduced: bool,
         call: impl FnOnce(&mut Conversation, &str) -> Result<ConversationChange, Error>,
     ) -> Result<JsValue, JsValue> {
         let text = throw(text)?;
         reserve_for(text.len());
-        to_js(&throw(call(&mut self.inner, &text))?)
+        self.inner.read_reduced_batches(reduced);
+        let change = call(&mut self.inner, &text);
+        self.inner.read_reduced_batches(false);
+        to_js(&throw(change)?)
     }
 }
 
@@ -65,7 +70,7 @@ impl JsConversation {
         #[wasm_bindgen(unchecked_param_type = "SessionEvent[]")] events: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        self.apply(array_text(&events), |window, text| {
+        self.apply(array_text(&events), true, |window, text| {
             window.load_json(text, has_more)
         })
     }
@@ -76,7 +81,7 @@ impl JsConversation {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "SessionEvent[]")] events: JsValue,
     ) -> Result<JsValue, JsValue> {
-        self.apply(array_text(&events), Conversation::append_json)
+        self.apply(array_text(&events), true, Conversation::append_json)
     }
 
     /// Prepends an older page ("load earlier"); every seq must be below `windowStart`.
@@ -86,7 +91,7 @@ impl JsConversation {
         #[wasm_bindgen(unchecked_param_type = "SessionEvent[]")] events: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        self.apply(array_text(&events), |window, text| {
+        self.apply(array_text(&events), true, |window, text| {
             window.prepend_json(text, has_more)
         })
     }
@@ -98,7 +103,7 @@ impl JsConversation {
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        self.apply(text_from_js(&text), |window, text| {
+        self.apply(text_from_js(&text), false, |window, text| {
             window.load_json(text, has_more)
         })
     }
@@ -109,7 +114,7 @@ impl JsConversation {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
     ) -> Result<JsValue, JsValue> {
-        self.apply(text_from_js(&text), Conversation::append_json)
+        self.apply(text_from_js(&text), false, Conversation::append_json)
     }
 
     /// `prepend` from JSON text (a JSON array of events, or JSON lines), as a string or UTF-8
@@ -120,7 +125,7 @@ impl JsConversation {
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        self.apply(text_from_js(&text), |window, text| {
+        self.apply(text_from_js(&text), false, |window, text| {
             window.prepend_json(text, has_more)
         })
     }

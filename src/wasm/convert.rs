@@ -30,31 +30,23 @@ fn serialize<T: Serialize + ?Sized>(value: &T, missing_as_null: bool) -> Result<
         .map_err(|err| JsValue::from(js_sys::Error::new(&err.to_string())))
 }
 
-/// A batch of events given as a JS array, as JSON text (`JSON.stringify`).
+/// A batch of events given as a JS array, as the JSON text of what the rules read of it (see
+/// `wasm::batch`).
 pub(crate) fn array_text(value: &JsValue) -> Result<String, Error> {
     let Some(array) = value.dyn_ref::<js_sys::Array>() else {
         return Err(Error::NotAnArray {
             found: js_type_name(value),
         });
     };
-    stringify(value).ok_or_else(|| unsupported_element(array))
+    super::batch::reduced_batch_text(array).map_err(|index| Error::UnsupportedValue {
+        index,
+        message: "JSON.stringify cannot write it (a BigInt or a cycle?)".to_owned(),
+    })
 }
 
 /// Reads a batch of events from a JS array.
 pub(crate) fn events_from_js(value: &JsValue) -> Result<Vec<SessionEvent>, Error> {
     parse_events(&array_text(value)?)
-}
-
-/// The first element `JSON.stringify` cannot write (a BigInt, a cycle), as an error.
-fn unsupported_element(array: &js_sys::Array) -> Error {
-    let index = array
-        .iter()
-        .position(|element| stringify(&element).is_none())
-        .unwrap_or(0);
-    Error::UnsupportedValue {
-        index,
-        message: "JSON.stringify cannot write it (a BigInt or a cycle?)".to_owned(),
-    }
 }
 
 /// JSON text given as a string or as UTF-8 bytes (`Uint8Array`, e.g. from

@@ -1,6 +1,7 @@
 //! The JavaScript API (wasm32 only): a thin layer that converts JS values to the core's types
 //! and back, and turns [`crate::Error`] into JS `Error`s with a stable `code`.
 
+mod batch;
 mod conversation;
 mod convert;
 mod error;

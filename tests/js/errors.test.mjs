@@ -101,10 +101,19 @@ test("a wrong surfaceOp shape", () => {
 });
 
 test("values JSON cannot write: BigInt and cycles", () => {
-  const cyclic = { seq: 21, type: "x", data: {} };
-  cyclic.data.self = cyclic;
+  const cyclicTools = [];
+  cyclicTools.push(cyclicTools);
+  const cyclicHeader = { seq: 21, type: "request/header", data: { header: { tools: cyclicTools } } };
+  const throwing = { seq: 21, type: "x", get data() { throw new Error("no"); } };
   expectRejected((c) => c.append([{ seq: 20, type: "x" }, { seq: 21n, type: "x" }]), { code: "UNSUPPORTED_VALUE", index: 1 });
-  expectRejected((c) => c.append([{ seq: 20, type: "x" }, cyclic]), { code: "UNSUPPORTED_VALUE", index: 1 });
+  expectRejected((c) => c.append([{ seq: 20, type: "x" }, cyclicHeader]), { code: "UNSUPPORTED_VALUE", index: 1 });
+  expectRejected((c) => c.append([{ seq: 20, type: "x" }, throwing]), { code: "UNSUPPORTED_VALUE", index: 1 });
+  // Members the rules never read are never looked at: a cycle or a BigInt there is no error.
+  const cyclic = { seq: 20, type: "tool/result", data: { output: 1n } };
+  cyclic.data.self = cyclic;
+  const conversation = loaded();
+  conversation.append([cyclic]);
+  assert.equal(conversation.length, 5);
   // What JSON cannot hold is dropped, as JSON.stringify drops it: a symbol seq is a missing seq.
   expectRejected((c) => c.append([{ seq: Symbol("s"), type: "x" }]), { code: "MISSING_SEQ", index: 0 });
 });
