@@ -112,6 +112,7 @@ impl Conversation {
 
     /// [`Conversation::load`] from JSON text (a JSON array or JSON lines).
     pub fn load_json(&mut self, text: &str, has_more: bool) -> Result<ConversationChange, Error> {
+        self.interner.forget();
         let events = parse_events_with(text, &mut self.interner)?;
         self.load(events, has_more)
     }

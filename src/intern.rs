@@ -84,6 +84,14 @@ impl JsonInterner {
 }
 
 impl JsonInterner {
+    /// Forgets every shared value (a new session is loaded: its headers rarely repeat the old
+    /// one's, and the table should not hold a session that is gone).
+    pub fn forget(&mut self) {
+        self.configs.clear();
+        self.tools.clear();
+        self.last_tools = None;
+    }
+
     /// The tools of the previous header (`[]` when there was none).
     pub fn previous_tools(&mut self) -> SharedTools {
         match &self.last_tools {
