@@ -36,6 +36,8 @@ impl Analysis {
     pub fn of_window(events: &[SessionEvent]) -> Analysis {
         let mut analysis = Analysis::new(events.first().map(|event| event.seq));
         analysis.extend(events);
+        analysis.chat.shrink_to_fit();
+        analysis.trajectory.shrink_to_fit();
         analysis
     }
 
@@ -54,32 +56,38 @@ impl Analysis {
 
     /// Walks `events`, which follow every event already walked, and returns what they changed.
     pub fn extend(&mut self, events: &[SessionEvent]) -> Delta {
+        let relevant = events.iter().filter(|event| event.is_relevant()).count();
+        let headers = events
+            .iter()
+            .filter(|event| event.header().is_some())
+            .count();
+        self.states.reserve(relevant);
+        self.inspections.reserve(headers);
         let mut delta = Delta::default();
         for event in events {
             let location = self.locator.locate(event);
-            let before = self.states.last().map(|(_, state)| state.clone());
+            let before = self.states.last().map(|(_, state)| state);
             let inspection = event.header().map(|header| {
                 let previous = self.inspections.last().map(|(_, last)| &last.prompt);
-                let system = before.as_ref().and_then(|state| state.effective());
+                let system = before.and_then(|state| state.effective());
                 inspect_header(previous, event.seq, event.time, header, system)
             });
-            let after = if event.is_relevant() {
-                inspect_system_prompt(before.as_ref(), event, self.window_start)
-            } else {
-                before.clone()
-            };
+            let folded = event
+                .is_relevant()
+                .then(|| inspect_system_prompt(before, event, self.window_start))
+                .flatten();
             let seen = Observed {
                 event,
                 location,
-                before: before.as_ref(),
-                after: after.as_ref(),
+                before,
+                after: folded.as_ref().or(before),
                 inspection: inspection.as_ref(),
             };
             let cards = self.chat.observe(&seen);
             delta.added.extend(cards.added);
             delta.moved.extend(cards.moved);
             delta.trajectory_changed |= self.trajectory.observe(&seen);
-            if let (true, Some(after)) = (event.is_relevant(), after) {
+            if let Some(after) = folded {
                 self.states.push((event.seq, after));
             }
             if let Some(inspection) = inspection {

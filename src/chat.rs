@@ -1,7 +1,7 @@
 //! Collapsed system-prompt cards of the chat transcript (SPEC section 5), built incrementally
 //! as events arrive in seq order.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use serde::Serialize;
@@ -140,8 +140,8 @@ pub(crate) struct ChatBuilder {
     cards: Vec<(ChatCard, AnchorRule)>,
     turn_starts: BTreeMap<u64, Seq>,
     step_starts: BTreeMap<(u64, u64), Seq>,
-    /// Indices into `cards` of cards anchored by a step rule, by turn.
-    step_anchored: BTreeMap<u64, Vec<usize>>,
+    /// (turn, step, index into `cards`) of every card anchored by a step rule.
+    step_anchored: BTreeSet<(u64, u64, usize)>,
     last_relevant_is_system_append: bool,
     previous_header: Option<Location>,
 }
@@ -255,8 +255,8 @@ impl ChatBuilder {
     fn push(&mut self, mut card: ChatCard, rule: AnchorRule) -> usize {
         card.anchor_seq = self.anchor(card.seq, rule);
         let index = self.cards.len();
-        if let AnchorRule::Step(turn, _) = rule {
-            self.step_anchored.entry(turn).or_default().push(index);
+        if let AnchorRule::Step(turn, step) = rule {
+            self.step_anchored.insert((turn, step, index));
         }
         self.cards.push((card, rule));
         index
@@ -280,24 +280,29 @@ impl ChatBuilder {
     /// Records a turn or step start and re-anchors the cards it may move; returns those moved.
     fn register_start(&mut self, seen: &Observed) -> Vec<usize> {
         let seq = seen.event.seq;
-        let turn = match (&seen.event.kind, seen.location.turn) {
+        // A turn start anchors the cards of its step 1; a step start those of its step.
+        let (turn, step) = match (&seen.event.kind, seen.location.turn) {
             (EventKind::TurnStart, Some(turn)) => {
                 if self.turn_starts.contains_key(&turn) {
                     return Vec::new();
                 }
                 self.turn_starts.insert(turn, seq);
-                turn
+                (turn, 1)
             }
             (EventKind::StepStart, _) => match seen.location.step_key() {
                 Some(key) if !self.step_starts.contains_key(&key) => {
                     self.step_starts.insert(key, seq);
-                    key.0
+                    key
                 }
                 _ => return Vec::new(),
             },
             _ => return Vec::new(),
         };
-        let indices = self.step_anchored.get(&turn).cloned().unwrap_or_default();
+        let indices: Vec<usize> = self
+            .step_anchored
+            .range((turn, step, 0)..=(turn, step, usize::MAX))
+            .map(|(_, _, index)| *index)
+            .collect();
         let mut moved = Vec::new();
         for index in indices {
             let Some((card, rule)) = self.cards.get(index) else {
@@ -312,6 +317,11 @@ impl ChatBuilder {
             }
         }
         moved
+    }
+
+    /// Frees the spare capacity of the card list (after a whole window was walked).
+    pub fn shrink_to_fit(&mut self) {
+        self.cards.shrink_to_fit();
     }
 
     /// The card at `index` (as returned in a [`CardDelta`]).

@@ -90,11 +90,21 @@ struct Synthetic {
     change: Option<PromptChange>,
 }
 
-/// The latest header fact located in a step, with the latest change among the step's facts.
-#[derive(Clone, Debug)]
+/// Which header a real header compares against (see `newer_prompt_source`).
+#[derive(Clone, Copy, Debug)]
+enum Newer<'a> {
+    /// The latest real header.
+    Real,
+    /// The carried synthetic header, with its change.
+    Synthetic(Option<&'a PromptChange>),
+}
+
+/// The latest header fact located in a step, and the latest of the step's facts with a change
+/// (indices into the header facts).
+#[derive(Clone, Copy, Debug)]
 struct StepEntry {
     fact: usize,
-    change: Option<PromptChange>,
+    change: Option<usize>,
 }
 
 /// The trajectory facts of a window, built event by event.
@@ -114,18 +124,21 @@ impl TrajectoryBuilder {
         let before = (self.headers.len(), self.known_prompts.len());
         if let Some(header) = seen.event.header() {
             let newer = self.newer_prompt_source();
-            let system = seen.before.and_then(|state| state.effective());
-            let inspection = inspect_header(
-                newer.as_ref().map(|(prompt, _)| prompt),
-                seen.event.seq,
-                seen.event.time,
-                header,
-                system,
-            );
+            let inspection = match (newer, seen.inspection) {
+                // Compared with the latest real header (or none): the window's own inspection.
+                (Some((_, Newer::Real)) | None, Some(inspection)) => inspection.clone(),
+                _ => inspect_header(
+                    newer.map(|(prompt, _)| prompt),
+                    seen.event.seq,
+                    seen.event.time,
+                    header,
+                    seen.before.and_then(|state| state.effective()),
+                ),
+            };
             let change = match (inspection.change, newer) {
                 (Some(change), _) => Some(change),
-                (None, Some((_, inherited))) => inherited,
-                (None, None) => None,
+                (None, Some((_, Newer::Synthetic(inherited)))) => inherited.cloned(),
+                (None, _) => None,
             };
             self.latest_real = Some(self.headers.len());
             self.push_fact(seen, CardSource::Request, inspection.prompt, change);
@@ -142,13 +155,14 @@ impl TrajectoryBuilder {
 
     /// The prompt a real header compares against: the newer of the latest real header and the
     /// carried synthetic one, with the synthetic header's change when that one is newer.
-    fn newer_prompt_source(&self) -> Option<(PromptSnapshot, Option<PromptChange>)> {
+    fn newer_prompt_source(&self) -> Option<(&PromptSnapshot, Newer<'_>)> {
         let real = self.latest_real.and_then(|index| self.headers.get(index));
         match (&self.carried, real) {
-            (Some(synthetic), real) if real.is_none_or(|real| synthetic.seq > real.seq) => {
-                Some((synthetic.prompt.clone(), synthetic.change.clone()))
-            }
-            (_, Some(real)) => Some((real.prompt.clone(), None)),
+            (Some(synthetic), real) if real.is_none_or(|real| synthetic.seq > real.seq) => Some((
+                &synthetic.prompt,
+                Newer::Synthetic(synthetic.change.as_ref()),
+            )),
+            (_, Some(real)) => Some((&real.prompt, Newer::Real)),
             (_, None) => None,
         }
     }
@@ -209,7 +223,7 @@ impl TrajectoryBuilder {
                 seq: effective.seq,
                 time: effective.time,
                 kind: ChangeKind::System,
-                previous: Some(comparison),
+                previous: Some(comparison.clone()),
             }),
         };
         self.carried = Some(synthetic.clone());
@@ -231,7 +245,7 @@ impl TrajectoryBuilder {
             });
             entry.fact = index;
             if change.is_some() {
-                entry.change = change.clone();
+                entry.change = Some(index);
             }
         }
         self.headers.push(HeaderFact {
@@ -247,6 +261,13 @@ impl TrajectoryBuilder {
             turn: seen.location.turn,
             step: seen.location.step,
         });
+    }
+
+    /// Frees the spare capacity of the fact lists (after a whole window was walked).
+    pub fn shrink_to_fit(&mut self) {
+        self.headers.shrink_to_fit();
+        self.known_prompts.shrink_to_fit();
+        self.step_starts.shrink_to_fit();
     }
 
     /// Whether the trajectory has nothing in it.
@@ -266,7 +287,8 @@ impl TrajectoryBuilder {
                     .and_then(|key| self.step_entries.get(&key))
                     .and_then(|entry| {
                         let fact = self.headers.get(entry.fact)?;
-                        Some((&fact.prompt, entry.change.as_ref()))
+                        let change = entry.change.and_then(|index| self.headers.get(index));
+                        Some((&fact.prompt, change.and_then(|fact| fact.change.as_ref())))
                     })
                     .or_else(|| {
                         let before = self.headers.partition_point(|fact| fact.seq < *start_seq);
