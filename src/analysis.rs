@@ -2,7 +2,7 @@
 //! request inspections, chat cards and trajectory facts. Appending events continues the walk.
 
 use crate::chat::{ChatBuilder, ChatCard};
-use crate::event::{Seq, SessionEvent};
+use crate::event::{EventKind, Seq, SessionEvent};
 use crate::fold::{inspect_system_prompt, SystemPromptState};
 use crate::location::Locator;
 use crate::observe::Observed;
@@ -16,6 +16,31 @@ pub(crate) struct Delta {
     pub added: Vec<usize>,
     pub moved: Vec<usize>,
     pub trajectory_changed: bool,
+}
+
+/// How many events of each kind a batch holds, so that what a walk builds grows once.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Census {
+    pub relevant: usize,
+    pub headers: usize,
+    pub system_appends: usize,
+    pub turn_starts: usize,
+    pub step_starts: usize,
+}
+
+impl Census {
+    fn of(events: &[SessionEvent]) -> Census {
+        let mut census = Census::default();
+        let count = |n: &mut usize, yes: bool| *n = n.saturating_add(usize::from(yes));
+        for event in events {
+            count(&mut census.relevant, event.is_relevant());
+            count(&mut census.headers, event.header().is_some());
+            count(&mut census.system_appends, event.is_system_append());
+            count(&mut census.turn_starts, event.kind == EventKind::TurnStart);
+            count(&mut census.step_starts, event.kind == EventKind::StepStart);
+        }
+        census
+    }
 }
 
 /// The derived data of a window whose first seq is `window_start`.
@@ -56,13 +81,11 @@ impl Analysis {
 
     /// Walks `events`, which follow every event already walked, and returns what they changed.
     pub fn extend(&mut self, events: &[SessionEvent]) -> Delta {
-        let relevant = events.iter().filter(|event| event.is_relevant()).count();
-        let headers = events
-            .iter()
-            .filter(|event| event.header().is_some())
-            .count();
-        self.states.reserve(relevant);
-        self.inspections.reserve(headers);
+        let census = Census::of(events);
+        self.states.reserve(census.relevant);
+        self.inspections.reserve(census.headers);
+        self.chat.reserve(&census);
+        self.trajectory.reserve(&census);
         let mut delta = Delta::default();
         for event in events {
             let location = self.locator.locate(event);

@@ -179,7 +179,11 @@ fn fold_relevant(
     let position = match event.surface_op {
         Some(SurfaceOp::Replace { start, end }) => {
             let position = history.replacement(start).unwrap_or(start);
-            let end = history.replacement(end).unwrap_or(end);
+            let end = if end == start {
+                position
+            } else {
+                history.replacement(end).unwrap_or(end)
+            };
             history.drop_range(position, end);
             // A seq folded twice (only a misused plain fold does that) keeps one entry.
             history.remove_replacement(event.seq);

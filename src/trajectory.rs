@@ -1,11 +1,12 @@
 //! Trajectory facts (SPEC section 6): real and synthetic request headers, known system prompts,
 //! and one request per loaded step, built incrementally as events arrive in seq order.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use serde::Serialize;
 
+use crate::analysis::Census;
 use crate::chat::{CardKey, CardSource};
 use crate::event::{EventKind, Seq, Time};
 use crate::fold::SystemPromptNode;
@@ -113,7 +114,7 @@ pub(crate) struct TrajectoryBuilder {
     headers: Vec<HeaderFact>,
     known_prompts: Vec<SystemPromptNode>,
     step_starts: Vec<(Seq, Location)>,
-    step_entries: BTreeMap<(u64, u64), StepEntry>,
+    step_entries: HashMap<(u64, u64), StepEntry>,
     latest_real: Option<usize>,
     carried: Option<Synthetic>,
 }
@@ -261,6 +262,15 @@ impl TrajectoryBuilder {
             turn: seen.location.turn,
             step: seen.location.step,
         });
+    }
+
+    /// Makes room for what a batch of events can add.
+    pub fn reserve(&mut self, census: &Census) {
+        self.headers
+            .reserve(census.headers.saturating_add(census.relevant));
+        self.known_prompts.reserve(census.system_appends);
+        self.step_starts.reserve(census.step_starts);
+        self.step_entries.reserve(census.step_starts);
     }
 
     /// Frees the spare capacity of the fact lists (after a whole window was walked).

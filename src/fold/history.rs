@@ -72,6 +72,9 @@ pub(super) struct History {
     by_position: Index,
     checkpoints: Vec<Checkpoint>,
     checkpointed: Vec<usize>,
+    /// The largest seq of any replacement entry ever added (folds usually go up in seq, so a
+    /// new seq usually has no entry to replace).
+    max_replacement: Option<Seq>,
 }
 
 impl Default for History {
@@ -90,6 +93,7 @@ impl Default for History {
                 entries: 0,
             }],
             checkpointed: Vec::new(),
+            max_replacement: None,
         }
     }
 }
@@ -109,6 +113,7 @@ impl History {
                     branch.nodes.insert(key, index);
                 }
                 None => {
+                    branch.max_replacement = branch.max_replacement.max(Some(entry.seq));
                     branch.replacements.insert((entry.seq, 0), index);
                     branch.by_position.insert(key, index);
                 }
@@ -190,6 +195,9 @@ impl History {
 
     /// Removes the surviving replacement entry of `seq`, if there is one.
     pub fn remove_replacement(&mut self, seq: Seq) {
+        if self.max_replacement.is_none_or(|max| seq > max) {
+            return;
+        }
         let Some(index) = self.replacements.remove(&(seq, 0)) else {
             return;
         };
@@ -202,6 +210,7 @@ impl History {
     /// Adds the replacement entry `seq -> position`.
     pub fn add_replacement(&mut self, seq: Seq, position: Seq) {
         let index = self.push(position, seq, None, false);
+        self.max_replacement = self.max_replacement.max(Some(seq));
         self.replacements.insert((seq, 0), index);
         self.by_position.insert((position, seq), index);
     }
