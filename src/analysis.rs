@@ -168,7 +168,7 @@ impl Analysis {
     }
 
     /// All chat cards in the order their events came.
-    pub fn cards_by_seq(&self) -> impl Iterator<Item = &ChatCard> + '_ {
+    pub fn cards_by_seq(&self) -> impl ExactSizeIterator<Item = &ChatCard> + '_ {
         self.chat.cards_by_seq()
     }
 

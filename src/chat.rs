@@ -350,7 +350,7 @@ impl ChatBuilder {
     }
 
     /// All cards in the order their events came (ascending seq, one card per event at most).
-    pub fn cards_by_seq(&self) -> impl Iterator<Item = &ChatCard> + '_ {
+    pub fn cards_by_seq(&self) -> impl ExactSizeIterator<Item = &ChatCard> + '_ {
         self.cards.iter().map(|placed| &placed.card)
     }
 

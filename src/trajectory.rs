@@ -91,6 +91,35 @@ struct Synthetic {
     change: Option<PromptChange>,
 }
 
+/// A header fact as the builder keeps it: its change boxed (most facts have none).
+#[derive(Clone, Debug)]
+struct Fact {
+    source: CardSource,
+    seq: Seq,
+    time: Time,
+    location: Location,
+    prompt: PromptSnapshot,
+    change: Option<Box<PromptChange>>,
+}
+
+impl Fact {
+    fn to_header(&self) -> HeaderFact {
+        HeaderFact {
+            key: CardKey {
+                source: self.source,
+                seq: self.seq,
+            },
+            source: self.source,
+            seq: self.seq,
+            time: self.time,
+            prompt: self.prompt.clone(),
+            change: self.change.as_deref().cloned(),
+            turn: self.location.turn,
+            step: self.location.step,
+        }
+    }
+}
+
 /// Which header a real header compares against (see `newer_prompt_source`).
 #[derive(Clone, Copy, Debug)]
 enum Newer<'a> {
@@ -111,7 +140,7 @@ struct StepEntry {
 /// The trajectory facts of a window, built event by event.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TrajectoryBuilder {
-    headers: Vec<HeaderFact>,
+    headers: Vec<Fact>,
     known_prompts: Vec<SystemPromptNode>,
     step_starts: Vec<(Seq, Location)>,
     step_entries: HashMap<(u64, u64), StepEntry>,
@@ -249,18 +278,13 @@ impl TrajectoryBuilder {
                 entry.change = Some(index);
             }
         }
-        self.headers.push(HeaderFact {
-            key: CardKey {
-                source,
-                seq: seen.event.seq,
-            },
+        self.headers.push(Fact {
             source,
             seq: seen.event.seq,
             time: seen.event.time,
+            location: seen.location,
             prompt,
-            change,
-            turn: seen.location.turn,
-            step: seen.location.step,
+            change: change.map(Box::new),
         });
     }
 
@@ -298,12 +322,12 @@ impl TrajectoryBuilder {
                     .and_then(|entry| {
                         let fact = self.headers.get(entry.fact)?;
                         let change = entry.change.and_then(|index| self.headers.get(index));
-                        Some((&fact.prompt, change.and_then(|fact| fact.change.as_ref())))
+                        Some((&fact.prompt, change.and_then(|fact| fact.change.as_deref())))
                     })
                     .or_else(|| {
                         let before = self.headers.partition_point(|fact| fact.seq < *start_seq);
                         let fact = self.headers.get(before.checked_sub(1)?)?;
-                        Some((&fact.prompt, fact.change.as_ref()))
+                        Some((&fact.prompt, fact.change.as_deref()))
                     });
                 let (prompt, change) = match source {
                     Some((prompt, change)) => (Some(prompt.clone()), change),
@@ -341,7 +365,7 @@ impl TrajectoryBuilder {
             .cloned()
             .collect();
         Trajectory {
-            headers: self.headers.clone(),
+            headers: self.headers.iter().map(Fact::to_header).collect(),
             requests,
             system_prompts,
         }
