@@ -117,41 +117,43 @@ pub fn inspect_system_prompt(
         .map(|state| state.0.first_seq)
         .or(window_start)
         .unwrap_or(event.seq);
-    let shared = match previous.and_then(|state| Some((state.0.history.as_ref()?, state.0.version)))
-    {
-        Some((history, version)) => continue_line(history, version),
-        None => Rc::new(RefCell::new(History::default())),
+    // Borrows of a record never outlive one call of this module and no call re-enters it, so
+    // they cannot fail; were one to, the state would be withheld rather than wrong.
+    let shared = match previous {
+        Some(state) => {
+            (state.0.history.as_ref()).and_then(|history| continue_line(history, state.0.version))
+        }
+        None => Some(Rc::new(RefCell::new(History::default()))),
     };
     let effective = previous.and_then(|state| state.0.effective.clone());
-    // Borrows of a record never outlive one call of this module and no call re-enters it, so
-    // this one cannot fail; were it to, the state would be withheld rather than wrong.
-    let folded = match shared.try_borrow_mut() {
-        Ok(mut history) => fold_relevant(&mut history, first_seq, effective, event),
-        Err(_) => None,
-    };
-    let state = match folded {
-        Some((version, effective, introduced)) => Inner {
+    let folded = shared.as_ref().and_then(|shared| {
+        let mut history = shared.try_borrow_mut().ok()?;
+        fold_relevant(&mut history, first_seq, effective, event)
+    });
+    let state = match (folded, shared) {
+        (Some((version, effective, introduced)), Some(shared)) => Inner {
             first_seq,
             history: Some(shared),
             version,
             effective,
             introduced,
         },
-        None => Inner::uncertain(first_seq),
+        _ => Inner::uncertain(first_seq),
     };
     Some(SystemPromptState(Rc::new(state)))
 }
 
 /// The record to fold the state at `version` of `history` into: that record itself when the
 /// state is its latest version, else a new record starting from what the state holds.
-fn continue_line(history: &Rc<RefCell<History>>, version: Version) -> Rc<RefCell<History>> {
-    match history.try_borrow() {
-        Ok(record) if record.version() == version => Rc::clone(history),
-        Ok(record) => Rc::new(RefCell::new(record.branch(version))),
-        Err(_) => Rc::new(RefCell::new(History::default())),
+fn continue_line(history: &Rc<RefCell<History>>, version: Version) -> Option<Rc<RefCell<History>>> {
+    let record = history.try_borrow().ok()?;
+    if record.version() == version {
+        return Some(Rc::clone(history));
     }
+    Some(Rc::new(RefCell::new(record.branch(version))))
 }
 
+/// A folded version with its effective and introduced nodes.
 type Folded = (
     Version,
     Option<Rc<SystemPromptNode>>,
