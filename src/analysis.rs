@@ -2,7 +2,7 @@
 //! request inspections, chat cards and trajectory facts. Appending events continues the walk.
 
 use crate::chat::{ChatBuilder, ChatCard};
-use crate::event::{Seq, SessionEvent};
+use crate::event::{EventKind, Seq, SessionEvent};
 use crate::fold::{inspect_system_prompt, SystemPromptState};
 use crate::location::Locator;
 use crate::observe::Observed;
@@ -16,6 +16,31 @@ pub(crate) struct Delta {
     pub added: Vec<usize>,
     pub moved: Vec<usize>,
     pub trajectory_changed: bool,
+}
+
+/// How many events of each kind a batch holds, so that what a walk builds grows once.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Census {
+    pub relevant: usize,
+    pub headers: usize,
+    pub system_appends: usize,
+    pub turn_starts: usize,
+    pub step_starts: usize,
+}
+
+impl Census {
+    fn of(events: &[SessionEvent]) -> Census {
+        let mut census = Census::default();
+        let count = |n: &mut usize, yes: bool| *n = n.saturating_add(usize::from(yes));
+        for event in events {
+            count(&mut census.relevant, event.is_relevant());
+            count(&mut census.headers, event.header().is_some());
+            count(&mut census.system_appends, event.is_system_append());
+            count(&mut census.turn_starts, event.kind == EventKind::TurnStart);
+            count(&mut census.step_starts, event.kind == EventKind::StepStart);
+        }
+        census
+    }
 }
 
 /// The derived data of a window whose first seq is `window_start`.
@@ -36,6 +61,8 @@ impl Analysis {
     pub fn of_window(events: &[SessionEvent]) -> Analysis {
         let mut analysis = Analysis::new(events.first().map(|event| event.seq));
         analysis.extend(events);
+        analysis.chat.shrink_to_fit();
+        analysis.trajectory.shrink_to_fit();
         analysis
     }
 
@@ -54,32 +81,36 @@ impl Analysis {
 
     /// Walks `events`, which follow every event already walked, and returns what they changed.
     pub fn extend(&mut self, events: &[SessionEvent]) -> Delta {
+        let census = Census::of(events);
+        self.states.reserve(census.relevant);
+        self.inspections.reserve(census.headers);
+        self.chat.reserve(&census);
+        self.trajectory.reserve(&census);
         let mut delta = Delta::default();
         for event in events {
             let location = self.locator.locate(event);
-            let before = self.states.last().map(|(_, state)| state.clone());
+            let before = self.states.last().map(|(_, state)| state);
             let inspection = event.header().map(|header| {
                 let previous = self.inspections.last().map(|(_, last)| &last.prompt);
-                let system = before.as_ref().and_then(|state| state.effective());
+                let system = before.and_then(|state| state.effective());
                 inspect_header(previous, event.seq, event.time, header, system)
             });
-            let after = if event.is_relevant() {
-                inspect_system_prompt(before.as_ref(), event, self.window_start)
-            } else {
-                before.clone()
-            };
+            let folded = event
+                .is_relevant()
+                .then(|| inspect_system_prompt(before, event, self.window_start))
+                .flatten();
             let seen = Observed {
                 event,
                 location,
-                before: before.as_ref(),
-                after: after.as_ref(),
+                before,
+                after: folded.as_ref().or(before),
                 inspection: inspection.as_ref(),
             };
             let cards = self.chat.observe(&seen);
             delta.added.extend(cards.added);
             delta.moved.extend(cards.moved);
             delta.trajectory_changed |= self.trajectory.observe(&seen);
-            if let (true, Some(after)) = (event.is_relevant(), after) {
+            if let Some(after) = folded {
                 self.states.push((event.seq, after));
             }
             if let Some(inspection) = inspection {
@@ -137,7 +168,7 @@ impl Analysis {
     }
 
     /// All chat cards in the order their events came.
-    pub fn cards_by_seq(&self) -> impl Iterator<Item = &ChatCard> + '_ {
+    pub fn cards_by_seq(&self) -> impl ExactSizeIterator<Item = &ChatCard> + '_ {
         self.chat.cards_by_seq()
     }
 

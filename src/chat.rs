@@ -1,11 +1,12 @@
 //! Collapsed system-prompt cards of the chat transcript (SPEC section 5), built incrementally
 //! as events arrive in seq order.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use serde::Serialize;
 
+use crate::analysis::Census;
 use crate::event::{EventKind, HeaderReason, Seq};
 use crate::location::Location;
 use crate::observe::Observed;
@@ -133,15 +134,29 @@ enum AnchorRule {
     Step(u64, u64),
 }
 
+/// A card, chained to the card before it in its step.
+#[derive(Clone, Debug)]
+struct Placed {
+    card: ChatCard,
+    /// The card placed before it by the same step rule: the cards of a step form a chain.
+    previous_in_step: Option<usize>,
+}
+
+/// What the cards know of one step of a turn: its loaded start, and the last card its rule
+/// anchors in it.
+#[derive(Clone, Copy, Debug, Default)]
+struct StepSlot {
+    start: Option<Seq>,
+    last_card: Option<usize>,
+}
+
 /// The cards of a window, built event by event.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ChatBuilder {
-    /// Cards in seq order with their anchor rules.
-    cards: Vec<(ChatCard, AnchorRule)>,
-    turn_starts: BTreeMap<u64, Seq>,
-    step_starts: BTreeMap<(u64, u64), Seq>,
-    /// Indices into `cards` of cards anchored by a step rule, by turn.
-    step_anchored: BTreeMap<u64, Vec<usize>>,
+    /// Cards in seq order.
+    cards: Vec<Placed>,
+    turn_starts: HashMap<u64, Seq>,
+    steps: HashMap<(u64, u64), StepSlot>,
     last_relevant_is_system_append: bool,
     previous_header: Option<Location>,
 }
@@ -253,80 +268,99 @@ impl ChatBuilder {
     }
 
     fn push(&mut self, mut card: ChatCard, rule: AnchorRule) -> usize {
-        card.anchor_seq = self.anchor(card.seq, rule);
         let index = self.cards.len();
-        if let AnchorRule::Step(turn, _) = rule {
-            self.step_anchored.entry(turn).or_default().push(index);
+        let mut previous_in_step = None;
+        if let AnchorRule::Step(turn, step) = rule {
+            let slot = self.steps.entry((turn, step)).or_default();
+            previous_in_step = slot.last_card.replace(index);
+            let step_start = slot.start;
+            let start = match step {
+                1 => self.turn_starts.get(&turn).copied().or(step_start),
+                _ => step_start,
+            };
+            card.anchor_seq = start.unwrap_or(card.seq);
         }
-        self.cards.push((card, rule));
+        self.cards.push(Placed {
+            card,
+            previous_in_step,
+        });
         index
     }
 
-    fn anchor(&self, seq: Seq, rule: AnchorRule) -> Seq {
-        match rule {
-            AnchorRule::Own => seq,
-            AnchorRule::Step(turn, 1) => self
-                .turn_starts
-                .get(&turn)
-                .or_else(|| self.step_starts.get(&(turn, 1)))
-                .copied()
-                .unwrap_or(seq),
-            AnchorRule::Step(turn, step) => {
-                self.step_starts.get(&(turn, step)).copied().unwrap_or(seq)
-            }
-        }
-    }
-
-    /// Records a turn or step start and re-anchors the cards it may move; returns those moved.
+    /// Records a turn or step start and re-anchors the cards it moves; returns those moved.
     fn register_start(&mut self, seen: &Observed) -> Vec<usize> {
         let seq = seen.event.seq;
-        let turn = match (&seen.event.kind, seen.location.turn) {
+        // A turn start anchors the cards of its step 1 (before any step start); a step start
+        // those of its step (step 1 only when its turn has no start).
+        let (anchor, last_card) = match (&seen.event.kind, seen.location.turn) {
             (EventKind::TurnStart, Some(turn)) => {
                 if self.turn_starts.contains_key(&turn) {
                     return Vec::new();
                 }
                 self.turn_starts.insert(turn, seq);
-                turn
+                let slot = self.steps.get(&(turn, 1));
+                (seq, slot.and_then(|slot| slot.last_card))
             }
-            (EventKind::StepStart, _) => match seen.location.step_key() {
-                Some(key) if !self.step_starts.contains_key(&key) => {
-                    self.step_starts.insert(key, seq);
-                    key.0
+            (EventKind::StepStart, _) => {
+                let Some((turn, step)) = seen.location.step_key() else {
+                    return Vec::new();
+                };
+                let slot = self.steps.entry((turn, step)).or_default();
+                if slot.start.is_some() {
+                    return Vec::new();
                 }
-                _ => return Vec::new(),
-            },
+                slot.start = Some(seq);
+                let last_card = slot.last_card;
+                let turn_start = self.turn_starts.get(&turn).filter(|_| step == 1);
+                (turn_start.copied().unwrap_or(seq), last_card)
+            }
             _ => return Vec::new(),
         };
-        let indices = self.step_anchored.get(&turn).cloned().unwrap_or_default();
         let mut moved = Vec::new();
-        for index in indices {
-            let Some((card, rule)) = self.cards.get(index) else {
-                continue;
+        let mut next = last_card;
+        while let Some(index) = next {
+            let Some(placed) = self.cards.get_mut(index) else {
+                break;
             };
-            let anchor = self.anchor(card.seq, *rule);
-            if let Some((card, _)) = self.cards.get_mut(index) {
-                if card.anchor_seq != anchor {
-                    card.anchor_seq = anchor;
-                    moved.push(index);
-                }
+            if placed.card.anchor_seq != anchor {
+                placed.card.anchor_seq = anchor;
+                moved.push(index);
             }
+            next = placed.previous_in_step;
         }
         moved
     }
 
+    /// Makes room for what a batch of events can add.
+    pub fn reserve(&mut self, census: &Census) {
+        let cards = census.headers.saturating_add(census.system_appends);
+        self.cards.reserve(cards);
+        self.turn_starts.reserve(census.turn_starts);
+        self.steps.reserve(census.step_starts);
+    }
+
+    /// Frees the spare capacity of the card list (after a whole window was walked).
+    pub fn shrink_to_fit(&mut self) {
+        self.cards.shrink_to_fit();
+    }
+
     /// The card at `index` (as returned in a [`CardDelta`]).
     pub fn card(&self, index: usize) -> Option<&ChatCard> {
-        self.cards.get(index).map(|(card, _)| card)
+        self.cards.get(index).map(|placed| &placed.card)
     }
 
     /// All cards in the order their events came (ascending seq, one card per event at most).
-    pub fn cards_by_seq(&self) -> impl Iterator<Item = &ChatCard> + '_ {
-        self.cards.iter().map(|(card, _)| card)
+    pub fn cards_by_seq(&self) -> impl ExactSizeIterator<Item = &ChatCard> + '_ {
+        self.cards.iter().map(|placed| &placed.card)
     }
 
     /// All cards in chat order.
     pub fn cards(&self) -> Vec<ChatCard> {
-        let mut cards: Vec<ChatCard> = self.cards.iter().map(|(card, _)| card.clone()).collect();
+        let mut cards: Vec<ChatCard> = self
+            .cards
+            .iter()
+            .map(|placed| placed.card.clone())
+            .collect();
         sort_cards(&mut cards);
         cards
     }

@@ -232,6 +232,9 @@ fn compare(old: &Analysis, new: &Analysis) -> ConversationChange {
     let mut chat = ChatChange::default();
     let mut old_cards = old.cards_by_seq().peekable();
     let mut new_cards = new.cards_by_seq().peekable();
+    // At least this many new cards have no old card with their key.
+    chat.added
+        .reserve(new_cards.len().saturating_sub(old_cards.len()));
     loop {
         let order = match (old_cards.peek(), new_cards.peek()) {
             (None, None) => break,

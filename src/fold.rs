@@ -1,18 +1,17 @@
-//! The system-prompt fold (SPEC section 2) over immutable states that share structure.
+//! The system-prompt fold (SPEC section 2) over immutable states that share one record.
 //!
-//! Each state holds its maps as persistent ordered maps: folding one relevant event copies
-//! O(log n) tree nodes, so keeping a state for every event costs O(log n) per relevant event and
-//! never a copy of a whole map. The map type stays private to this module.
+//! A line of states (each folded from the one before) shares a [`History`]: every node and
+//! replacement entry the line ever held, with the versions it survived. Folding from the latest
+//! state of a line updates the record in place (a few O(log n) index updates); folding from an
+//! earlier state starts a new record from what that state holds. Either way every earlier state
+//! stays valid and unchanged, and keeping one costs a few dozen bytes.
 
+mod history;
+
+use std::cell::RefCell;
 use std::rc::Rc;
 
-use imbl::shared_ptr::RcK;
-use imbl::{GenericOrdMap, GenericOrdSet};
-
-/// Persistent ordered map and set over non-atomic reference counts (states are not shared
-/// across threads; atomic counts cost about a sixth of a fold natively).
-type OrdMap<K, V> = GenericOrdMap<K, V, RcK>;
-type OrdSet<K> = GenericOrdSet<K, RcK>;
+use history::{History, Version};
 use serde::Serialize;
 
 use crate::event::{Seq, SessionEvent, SurfaceOp, Time};
@@ -77,16 +76,10 @@ pub struct SystemPromptState(Rc<Inner>);
 #[derive(Clone, Debug)]
 struct Inner {
     first_seq: Seq,
-    uncertain: bool,
-    /// (position, node seq) -> node; the seq breaks ties that only invalid logs create.
-    nodes: OrdMap<(Seq, Seq), Rc<SystemPromptNode>>,
-    /// Keys of `nodes` whose text is nonempty.
-    nonempty: OrdSet<(Seq, Seq)>,
-    /// (replacement seq, inherited position): the replacements map, as a set of pairs so that
-    /// all three sets share one tree type (one copy of the tree code in the wasm module).
-    replacements: OrdSet<(Seq, Seq)>,
-    /// (position, replacement seq) for every entry of `replacements`.
-    by_position: OrdSet<(Seq, Seq)>,
+    /// The record this state is a version of; none for an uncertain state (which holds no
+    /// nodes and no replacements).
+    history: Option<Rc<RefCell<History>>>,
+    version: Version,
     effective: Option<Rc<SystemPromptNode>>,
     introduced: Option<Rc<SystemPromptNode>>,
 }
@@ -95,58 +88,10 @@ impl Inner {
     fn uncertain(first_seq: Seq) -> Inner {
         Inner {
             first_seq,
-            uncertain: true,
-            nodes: OrdMap::new(),
-            nonempty: OrdSet::new(),
-            replacements: OrdSet::new(),
-            by_position: OrdSet::new(),
+            history: None,
+            version: 0,
             effective: None,
             introduced: None,
-        }
-    }
-
-    fn last_nonempty(&self) -> Option<&Rc<SystemPromptNode>> {
-        self.nonempty.get_max().and_then(|key| self.nodes.get(key))
-    }
-
-    /// The inherited position of a surviving replacement.
-    fn replacement(&self, seq: Seq) -> Option<Seq> {
-        self.replacements
-            .range((seq, Seq::MIN)..=(seq, Seq::MAX))
-            .next()
-            .map(|(_, position)| *position)
-    }
-
-    fn is_unknown(&self, endpoint: Seq) -> bool {
-        endpoint < self.first_seq && self.replacement(endpoint).is_none()
-    }
-
-    fn position_of(&self, endpoint: Seq) -> Seq {
-        self.replacement(endpoint).unwrap_or(endpoint)
-    }
-
-    /// Drops every node and replacement entry whose position is in `[from, to]`.
-    fn drop_range(&mut self, from: Seq, to: Seq) {
-        if from > to {
-            return;
-        }
-        let doomed: Vec<(Seq, Seq)> = self
-            .nodes
-            .range((from, Seq::MIN)..=(to, Seq::MAX))
-            .map(|(key, _)| *key)
-            .collect();
-        for key in doomed {
-            self.nodes.remove(&key);
-            self.nonempty.remove(&key);
-        }
-        let doomed: Vec<(Seq, Seq)> = self
-            .by_position
-            .range((from, Seq::MIN)..=(to, Seq::MAX))
-            .copied()
-            .collect();
-        for (position, seq) in doomed {
-            self.by_position.remove(&(position, seq));
-            self.replacements.remove(&(seq, position));
         }
     }
 }
@@ -165,73 +110,116 @@ pub fn inspect_system_prompt(
     if !event.is_relevant() {
         return previous.cloned();
     }
+    if let Some(state) = previous.filter(|state| state.is_uncertain()) {
+        return Some(state.clone());
+    }
     let first_seq = previous
         .map(|state| state.0.first_seq)
         .or(window_start)
         .unwrap_or(event.seq);
-    let base = match previous {
-        Some(state) if state.0.uncertain => return Some(state.clone()),
-        Some(state) => Inner::clone(&state.0),
-        None => Inner {
-            uncertain: false,
-            ..Inner::uncertain(first_seq)
-        },
+    // Borrows of a record never outlive one call of this module and no call re-enters it, so
+    // they cannot fail; were one to, the state would be withheld rather than wrong.
+    let shared = match previous {
+        Some(state) => {
+            (state.0.history.as_ref()).and_then(|history| continue_line(history, state.0.version))
+        }
+        None => Some(Rc::new(RefCell::new(History::default()))),
     };
-    Some(SystemPromptState(Rc::new(fold_relevant(base, event))))
+    let effective = previous.and_then(|state| state.0.effective.clone());
+    let folded = shared.as_ref().and_then(|shared| {
+        let mut history = shared.try_borrow_mut().ok()?;
+        fold_relevant(&mut history, first_seq, effective, event)
+    });
+    let state = match (folded, shared) {
+        (Some((version, effective, introduced)), Some(shared)) => Inner {
+            first_seq,
+            history: Some(shared),
+            version,
+            effective,
+            introduced,
+        },
+        _ => Inner::uncertain(first_seq),
+    };
+    Some(SystemPromptState(Rc::new(state)))
 }
 
-fn fold_relevant(before: Inner, event: &SessionEvent) -> Inner {
-    let mut state = before.clone();
-    state.introduced = None;
+/// The record to fold the state at `version` of `history` into: that record itself when the
+/// state is its latest version, else a new record starting from what the state holds.
+fn continue_line(history: &Rc<RefCell<History>>, version: Version) -> Option<Rc<RefCell<History>>> {
+    let record = history.try_borrow().ok()?;
+    if record.version() == version {
+        return Some(Rc::clone(history));
+    }
+    Some(Rc::new(RefCell::new(record.branch(version))))
+}
+
+/// A folded version with its effective and introduced nodes.
+type Folded = (
+    Version,
+    Option<Rc<SystemPromptNode>>,
+    Option<Rc<SystemPromptNode>>,
+);
+
+/// Folds a relevant event into the latest version of `history`: returns the new version with
+/// its effective and introduced nodes, or `None` when the state becomes uncertain (then the
+/// record is left as it was).
+fn fold_relevant(
+    history: &mut History,
+    first_seq: Seq,
+    effective: Option<Rc<SystemPromptNode>>,
+    event: &SessionEvent,
+) -> Option<Folded> {
+    let is_unknown =
+        |endpoint: Seq| endpoint < first_seq && history.replacement(endpoint).is_none();
+    if let Some(SurfaceOp::Replace { start, end }) = event.surface_op {
+        if is_unknown(start) || is_unknown(end) {
+            return None;
+        }
+    }
+    let surviving_before = history.last_nonempty().map(|node| node.seq);
+    let version = history.advance();
     let position = match event.surface_op {
         Some(SurfaceOp::Replace { start, end }) => {
-            if before.is_unknown(start) || before.is_unknown(end) {
-                return Inner::uncertain(before.first_seq);
-            }
-            let position = before.position_of(start);
-            state.drop_range(position, before.position_of(end));
+            let position = history.replacement(start).unwrap_or(start);
+            let end = if end == start {
+                position
+            } else {
+                history.replacement(end).unwrap_or(end)
+            };
+            history.drop_range(position, end);
             // A seq folded twice (only a misused plain fold does that) keeps one entry.
-            if let Some(stale) = state.replacement(event.seq) {
-                state.replacements.remove(&(event.seq, stale));
-                state.by_position.remove(&(stale, event.seq));
-            }
-            state.replacements.insert((event.seq, position));
-            state.by_position.insert((position, event.seq));
+            history.remove_replacement(event.seq);
+            history.add_replacement(event.seq, position);
             position
         }
         Some(SurfaceOp::Append) | None => event.seq,
     };
-    if let Some(text) = event.system_text() {
+    let introduced = event.system_text().map(|text| {
         let node = Rc::new(SystemPromptNode {
             seq: event.seq,
             time: event.time,
             turn: event.turn.value().unwrap_or(0),
             step: event.step.unwrap_or(0),
             text: Rc::clone(text),
-            update: event.is_system_append() && before.last_nonempty().is_some(),
+            update: event.is_system_append() && surviving_before.is_some(),
         });
-        let key = (position, event.seq);
-        if !text.is_empty() {
-            state.nonempty.insert(key);
-        }
-        state.nodes.insert(key, Rc::clone(&node));
-        state.introduced = Some(node);
-    }
-    state.effective = effective_after(&before, &state, event);
-    state
+        history.add_node(position, Rc::clone(&node));
+        node
+    });
+    let effective = effective_after(surviving_before, history.last_nonempty(), effective, event);
+    Some((version, effective, introduced))
 }
 
 /// Step 6: the effective prompt after the event, reusing the previous value when the last
 /// nonempty node did not change.
 fn effective_after(
-    before: &Inner,
-    after: &Inner,
+    surviving_before: Option<Seq>,
+    surviving: Option<&Rc<SystemPromptNode>>,
+    previous: Option<Rc<SystemPromptNode>>,
     event: &SessionEvent,
 ) -> Option<Rc<SystemPromptNode>> {
-    let surviving_before = before.last_nonempty().map(|node| node.seq);
-    let surviving = after.last_nonempty();
     if surviving.map(|node| node.seq) == surviving_before {
-        return before.effective.clone();
+        return previous;
     }
     match surviving {
         Some(node) if node.seq == event.seq => Some(Rc::clone(node)),
@@ -262,28 +250,34 @@ impl SystemPromptState {
 
     /// Whether a replacement reached an endpoint of unknown order, so the prompt is withheld.
     pub fn is_uncertain(&self) -> bool {
-        self.0.uncertain
+        self.0.history.is_none()
     }
 
-    /// The surviving system nodes as `(position, node)`, in surface order.
-    pub fn nodes(&self) -> impl Iterator<Item = (Seq, &SystemPromptNode)> + '_ {
-        self.0
-            .nodes
-            .iter()
-            .map(|((position, _), node)| (*position, &**node))
+    /// The surviving system nodes with their positions, in surface order.
+    pub fn nodes(&self) -> impl ExactSizeIterator<Item = PositionedSystem> {
+        self.read(|history, version| history.nodes_at(version))
+            .into_iter()
     }
 
     /// The surviving replacements as `(replacement seq, inherited position)`, ascending by seq.
-    pub fn replacements(&self) -> impl Iterator<Item = (Seq, Seq)> + '_ {
-        self.0
-            .replacements
-            .iter()
-            .map(|(seq, position)| (*seq, *position))
+    pub fn replacements(&self) -> impl ExactSizeIterator<Item = (Seq, Seq)> {
+        self.read(|history, version| history.replacements_at(version))
+            .into_iter()
     }
 
     /// Number of surviving replacement entries.
     pub fn replacement_count(&self) -> usize {
-        self.0.replacements.len()
+        self.replacements().len()
+    }
+
+    /// Reads this state's version of its record (nothing for an uncertain state).
+    fn read<T: Default>(&self, read: impl FnOnce(&History, Version) -> T) -> T {
+        let history = self
+            .0
+            .history
+            .as_ref()
+            .and_then(|history| history.try_borrow().ok());
+        history.map_or_else(T::default, |history| read(&history, self.0.version))
     }
 
     /// The prompt in force, `None` when there is none (or it is withheld).
@@ -300,14 +294,8 @@ impl SystemPromptState {
     pub fn to_json(&self) -> SystemPromptStateJson {
         SystemPromptStateJson {
             first_seq: self.0.first_seq,
-            uncertain: self.0.uncertain,
-            nodes: self
-                .nodes()
-                .map(|(position, node)| PositionedSystem {
-                    position,
-                    node: node.clone(),
-                })
-                .collect(),
+            uncertain: self.is_uncertain(),
+            nodes: self.nodes().collect(),
             replacements: self.replacements().collect(),
             effective: self.effective().cloned(),
             introduced: self.introduced().cloned(),

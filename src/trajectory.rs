@@ -1,11 +1,12 @@
 //! Trajectory facts (SPEC section 6): real and synthetic request headers, known system prompts,
 //! and one request per loaded step, built incrementally as events arrive in seq order.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use serde::Serialize;
 
+use crate::analysis::Census;
 use crate::chat::{CardKey, CardSource};
 use crate::event::{EventKind, Seq, Time};
 use crate::fold::SystemPromptNode;
@@ -90,20 +91,59 @@ struct Synthetic {
     change: Option<PromptChange>,
 }
 
-/// The latest header fact located in a step, with the latest change among the step's facts.
+/// A header fact as the builder keeps it: its change boxed (most facts have none).
 #[derive(Clone, Debug)]
+struct Fact {
+    source: CardSource,
+    seq: Seq,
+    time: Time,
+    location: Location,
+    prompt: PromptSnapshot,
+    change: Option<Box<PromptChange>>,
+}
+
+impl Fact {
+    fn to_header(&self) -> HeaderFact {
+        HeaderFact {
+            key: CardKey {
+                source: self.source,
+                seq: self.seq,
+            },
+            source: self.source,
+            seq: self.seq,
+            time: self.time,
+            prompt: self.prompt.clone(),
+            change: self.change.as_deref().cloned(),
+            turn: self.location.turn,
+            step: self.location.step,
+        }
+    }
+}
+
+/// Which header a real header compares against (see `newer_prompt_source`).
+#[derive(Clone, Copy, Debug)]
+enum Newer<'a> {
+    /// The latest real header.
+    Real,
+    /// The carried synthetic header, with its change.
+    Synthetic(Option<&'a PromptChange>),
+}
+
+/// The latest header fact located in a step, and the latest of the step's facts with a change
+/// (indices into the header facts).
+#[derive(Clone, Copy, Debug)]
 struct StepEntry {
     fact: usize,
-    change: Option<PromptChange>,
+    change: Option<usize>,
 }
 
 /// The trajectory facts of a window, built event by event.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TrajectoryBuilder {
-    headers: Vec<HeaderFact>,
+    headers: Vec<Fact>,
     known_prompts: Vec<SystemPromptNode>,
     step_starts: Vec<(Seq, Location)>,
-    step_entries: BTreeMap<(u64, u64), StepEntry>,
+    step_entries: HashMap<(u64, u64), StepEntry>,
     latest_real: Option<usize>,
     carried: Option<Synthetic>,
 }
@@ -114,18 +154,21 @@ impl TrajectoryBuilder {
         let before = (self.headers.len(), self.known_prompts.len());
         if let Some(header) = seen.event.header() {
             let newer = self.newer_prompt_source();
-            let system = seen.before.and_then(|state| state.effective());
-            let inspection = inspect_header(
-                newer.as_ref().map(|(prompt, _)| prompt),
-                seen.event.seq,
-                seen.event.time,
-                header,
-                system,
-            );
+            let inspection = match (newer, seen.inspection) {
+                // Compared with the latest real header (or none): the window's own inspection.
+                (Some((_, Newer::Real)) | None, Some(inspection)) => inspection.clone(),
+                _ => inspect_header(
+                    newer.map(|(prompt, _)| prompt),
+                    seen.event.seq,
+                    seen.event.time,
+                    header,
+                    seen.before.and_then(|state| state.effective()),
+                ),
+            };
             let change = match (inspection.change, newer) {
                 (Some(change), _) => Some(change),
-                (None, Some((_, inherited))) => inherited,
-                (None, None) => None,
+                (None, Some((_, Newer::Synthetic(inherited)))) => inherited.cloned(),
+                (None, _) => None,
             };
             self.latest_real = Some(self.headers.len());
             self.push_fact(seen, CardSource::Request, inspection.prompt, change);
@@ -142,13 +185,14 @@ impl TrajectoryBuilder {
 
     /// The prompt a real header compares against: the newer of the latest real header and the
     /// carried synthetic one, with the synthetic header's change when that one is newer.
-    fn newer_prompt_source(&self) -> Option<(PromptSnapshot, Option<PromptChange>)> {
+    fn newer_prompt_source(&self) -> Option<(&PromptSnapshot, Newer<'_>)> {
         let real = self.latest_real.and_then(|index| self.headers.get(index));
         match (&self.carried, real) {
-            (Some(synthetic), real) if real.is_none_or(|real| synthetic.seq > real.seq) => {
-                Some((synthetic.prompt.clone(), synthetic.change.clone()))
-            }
-            (_, Some(real)) => Some((real.prompt.clone(), None)),
+            (Some(synthetic), real) if real.is_none_or(|real| synthetic.seq > real.seq) => Some((
+                &synthetic.prompt,
+                Newer::Synthetic(synthetic.change.as_ref()),
+            )),
+            (_, Some(real)) => Some((&real.prompt, Newer::Real)),
             (_, None) => None,
         }
     }
@@ -209,7 +253,7 @@ impl TrajectoryBuilder {
                 seq: effective.seq,
                 time: effective.time,
                 kind: ChangeKind::System,
-                previous: Some(comparison),
+                previous: Some(comparison.clone()),
             }),
         };
         self.carried = Some(synthetic.clone());
@@ -231,22 +275,33 @@ impl TrajectoryBuilder {
             });
             entry.fact = index;
             if change.is_some() {
-                entry.change = change.clone();
+                entry.change = Some(index);
             }
         }
-        self.headers.push(HeaderFact {
-            key: CardKey {
-                source,
-                seq: seen.event.seq,
-            },
+        self.headers.push(Fact {
             source,
             seq: seen.event.seq,
             time: seen.event.time,
+            location: seen.location,
             prompt,
-            change,
-            turn: seen.location.turn,
-            step: seen.location.step,
+            change: change.map(Box::new),
         });
+    }
+
+    /// Makes room for what a batch of events can add.
+    pub fn reserve(&mut self, census: &Census) {
+        self.headers
+            .reserve(census.headers.saturating_add(census.relevant));
+        self.known_prompts.reserve(census.system_appends);
+        self.step_starts.reserve(census.step_starts);
+        self.step_entries.reserve(census.step_starts);
+    }
+
+    /// Frees the spare capacity of the fact lists (after a whole window was walked).
+    pub fn shrink_to_fit(&mut self) {
+        self.headers.shrink_to_fit();
+        self.known_prompts.shrink_to_fit();
+        self.step_starts.shrink_to_fit();
     }
 
     /// Whether the trajectory has nothing in it.
@@ -266,12 +321,13 @@ impl TrajectoryBuilder {
                     .and_then(|key| self.step_entries.get(&key))
                     .and_then(|entry| {
                         let fact = self.headers.get(entry.fact)?;
-                        Some((&fact.prompt, entry.change.as_ref()))
+                        let change = entry.change.and_then(|index| self.headers.get(index));
+                        Some((&fact.prompt, change.and_then(|fact| fact.change.as_deref())))
                     })
                     .or_else(|| {
                         let before = self.headers.partition_point(|fact| fact.seq < *start_seq);
                         let fact = self.headers.get(before.checked_sub(1)?)?;
-                        Some((&fact.prompt, fact.change.as_ref()))
+                        Some((&fact.prompt, fact.change.as_deref()))
                     });
                 let (prompt, change) = match source {
                     Some((prompt, change)) => (Some(prompt.clone()), change),
@@ -309,7 +365,7 @@ impl TrajectoryBuilder {
             .cloned()
             .collect();
         Trajectory {
-            headers: self.headers.clone(),
+            headers: self.headers.iter().map(Fact::to_header).collect(),
             requests,
             system_prompts,
         }

@@ -1,0 +1,382 @@
+//! The surface record of one line of fold states.
+//!
+//! Every system node and replacement entry a line of states ever held is kept once, with the
+//! versions between which it survived; a state is a version number. The latest version (the
+//! tip) also has ordinary ordered indexes of what survives, so folding the next event costs a
+//! few O(log n) updates in place, and a kept state costs a few dozen bytes instead of a copy of
+//! tree paths. Earlier versions are read back from the record, starting at the nearest
+//! checkpoint (a list of the entries surviving at some version), so reading a version costs
+//! about as much as that checkpoint's survivors plus the entries added since.
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use super::{PositionedSystem, SystemPromptNode};
+use crate::event::Seq;
+
+/// A version of the record: the number of events folded into it. Version 0 is empty.
+pub(super) type Version = u32;
+
+/// Versions between checkpoints, at least (and at least the survivors of the last checkpoint,
+/// so that checkpoints cost a few bytes per version however many entries survive).
+const CHECKPOINT_SPAN: usize = 32;
+
+/// A system node or a replacement entry, and the versions it survived: `born..died`.
+#[derive(Clone, Debug)]
+struct Entry {
+    /// Its position in surface order.
+    position: Seq,
+    /// The seq of the event that added it.
+    seq: Seq,
+    born: Version,
+    /// `Version::MAX` while it survives at the tip.
+    died: Version,
+    /// The node, for a system node; none for a replacement entry.
+    node: Option<Rc<SystemPromptNode>>,
+    /// Whether the node counts as nonempty (see [`History::add_node`]).
+    nonempty: bool,
+}
+
+impl Entry {
+    fn survives_at(&self, version: Version) -> bool {
+        self.born <= version && version < self.died
+    }
+}
+
+/// Entry indices by a pair of seqs (one map type for all four indexes).
+type Index = BTreeMap<(Seq, Seq), usize>;
+
+/// The entries surviving at one version.
+#[derive(Clone, Debug)]
+struct Checkpoint {
+    version: Version,
+    /// Where its survivors' indices sit in `History::checkpointed`.
+    start: usize,
+    end: usize,
+    /// The number of entries when it was taken: later entries were born after it.
+    entries: usize,
+}
+
+/// Every entry of a line of states, with indexes of the tip.
+#[derive(Clone, Debug)]
+pub(super) struct History {
+    entries: Vec<Entry>,
+    version: Version,
+    /// Surviving system nodes by (position, seq).
+    nodes: Index,
+    /// The keys of `nodes` whose node had nonempty text when the key was first added.
+    nonempty: Index,
+    /// Surviving replacements by (seq, 0).
+    replacements: Index,
+    /// Surviving replacements by (position, seq).
+    by_position: Index,
+    checkpoints: Vec<Checkpoint>,
+    checkpointed: Vec<usize>,
+    /// The largest seq of any replacement entry ever added (folds usually go up in seq, so a
+    /// new seq usually has no entry to replace).
+    max_replacement: Option<Seq>,
+}
+
+impl Default for History {
+    fn default() -> History {
+        History {
+            entries: Vec::new(),
+            version: 0,
+            nodes: Index::new(),
+            nonempty: Index::new(),
+            replacements: Index::new(),
+            by_position: Index::new(),
+            checkpoints: vec![Checkpoint {
+                version: 0,
+                start: 0,
+                end: 0,
+                entries: 0,
+            }],
+            checkpointed: Vec::new(),
+            max_replacement: None,
+        }
+    }
+}
+
+impl History {
+    /// A new record whose version 0 holds what survives at `version` of this one.
+    pub fn branch(&self, version: Version) -> History {
+        let mut branch = History::default();
+        for entry in self.surviving_at(version) {
+            let index = branch.entries.len();
+            let key = (entry.position, entry.seq);
+            match &entry.node {
+                Some(_) => {
+                    if entry.nonempty {
+                        branch.nonempty.insert(key, index);
+                    }
+                    branch.nodes.insert(key, index);
+                }
+                None => {
+                    branch.max_replacement = branch.max_replacement.max(Some(entry.seq));
+                    branch.replacements.insert((entry.seq, 0), index);
+                    branch.by_position.insert(key, index);
+                }
+            }
+            branch.entries.push(Entry {
+                born: 0,
+                died: Version::MAX,
+                ..entry.clone()
+            });
+        }
+        branch.checkpoints.clear();
+        branch.checkpoint();
+        branch
+    }
+
+    /// The latest version.
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    /// Starts the next version; entries added and removed until the next call belong to it.
+    pub fn advance(&mut self) -> Version {
+        let last = self.checkpoints.last();
+        let since = last.map_or(0, |last| self.version.saturating_sub(last.version));
+        let survivors = last.map_or(0, |last| last.end.saturating_sub(last.start));
+        if since as usize >= survivors.max(CHECKPOINT_SPAN) {
+            self.checkpoint();
+        }
+        // A record of 2^32 events cannot fit in memory (each takes more than a byte).
+        self.version = self.version.saturating_add(1);
+        self.version
+    }
+
+    fn checkpoint(&mut self) {
+        let start = self.checkpointed.len();
+        self.checkpointed.extend(self.nodes.values());
+        self.checkpointed.extend(self.by_position.values());
+        self.checkpoints.push(Checkpoint {
+            version: self.version,
+            start,
+            end: self.checkpointed.len(),
+            entries: self.entries.len(),
+        });
+    }
+
+    /// The inherited position of a surviving replacement at the tip.
+    pub fn replacement(&self, seq: Seq) -> Option<Seq> {
+        let index = self.replacements.get(&(seq, 0))?;
+        self.entries.get(*index).map(|entry| entry.position)
+    }
+
+    /// The last surviving nonempty node at the tip, in surface order.
+    pub fn last_nonempty(&self) -> Option<&Rc<SystemPromptNode>> {
+        let (_, index) = self.nonempty.last_key_value()?;
+        self.entries.get(*index)?.node.as_ref()
+    }
+
+    /// Drops every node and replacement entry whose position is in `[from, to]`.
+    pub fn drop_range(&mut self, from: Seq, to: Seq) {
+        if from > to {
+            return;
+        }
+        let range = (from, Seq::MIN)..=(to, Seq::MAX);
+        let doomed: Vec<(Seq, Seq)> = self.nodes.range(range.clone()).map(|(k, _)| *k).collect();
+        for key in doomed {
+            self.nonempty.remove(&key);
+            if let Some(index) = self.nodes.remove(&key) {
+                self.kill(index);
+            }
+        }
+        let doomed: Vec<(Seq, Seq)> = self.by_position.range(range).map(|(k, _)| *k).collect();
+        for (position, seq) in doomed {
+            self.replacements.remove(&(seq, 0));
+            if let Some(index) = self.by_position.remove(&(position, seq)) {
+                self.kill(index);
+            }
+        }
+    }
+
+    /// Removes the surviving replacement entry of `seq`, if there is one.
+    pub fn remove_replacement(&mut self, seq: Seq) {
+        if self.max_replacement.is_none_or(|max| seq > max) {
+            return;
+        }
+        let Some(index) = self.replacements.remove(&(seq, 0)) else {
+            return;
+        };
+        if let Some(position) = self.entries.get(index).map(|entry| entry.position) {
+            self.by_position.remove(&(position, seq));
+        }
+        self.kill(index);
+    }
+
+    /// Adds the replacement entry `seq -> position`.
+    pub fn add_replacement(&mut self, seq: Seq, position: Seq) {
+        let index = self.push(position, seq, None, false);
+        self.max_replacement = self.max_replacement.max(Some(seq));
+        self.replacements.insert((seq, 0), index);
+        self.by_position.insert((position, seq), index);
+    }
+
+    /// Adds a system node at `position`, in place of a surviving node with the same key.
+    pub fn add_node(&mut self, position: Seq, node: Rc<SystemPromptNode>) {
+        let key = (position, node.seq);
+        // A key keeps its place among the nonempty ones even when its new node is empty (only a
+        // seq folded twice does that), as the fold always did.
+        let nonempty = !node.text.is_empty() || self.nonempty.contains_key(&key);
+        let index = self.push(position, node.seq, Some(node), nonempty);
+        if let Some(replaced) = self.nodes.insert(key, index) {
+            self.kill(replaced);
+        }
+        if nonempty {
+            self.nonempty.insert(key, index);
+        }
+    }
+
+    fn push(
+        &mut self,
+        position: Seq,
+        seq: Seq,
+        node: Option<Rc<SystemPromptNode>>,
+        nonempty: bool,
+    ) -> usize {
+        let index = self.entries.len();
+        self.entries.push(Entry {
+            position,
+            seq,
+            born: self.version,
+            died: Version::MAX,
+            node,
+            nonempty,
+        });
+        index
+    }
+
+    fn kill(&mut self, index: usize) {
+        if let Some(entry) = self.entries.get_mut(index) {
+            entry.died = self.version;
+        }
+    }
+
+    /// The entries surviving at `version`, in no particular order.
+    fn surviving_at(&self, version: Version) -> impl Iterator<Item = &Entry> + '_ {
+        let at = self
+            .checkpoints
+            .partition_point(|checkpoint| checkpoint.version <= version);
+        let checkpoint = at.checked_sub(1).and_then(|at| self.checkpoints.get(at));
+        let (old, new) = match checkpoint {
+            Some(checkpoint) => (
+                self.checkpointed
+                    .get(checkpoint.start..checkpoint.end)
+                    .unwrap_or_default(),
+                self.entries.get(checkpoint.entries..).unwrap_or_default(),
+            ),
+            None => (&[][..], self.entries.as_slice()),
+        };
+        old.iter()
+            .filter_map(|index| self.entries.get(*index))
+            .chain(new.iter().take_while(move |entry| entry.born <= version))
+            .filter(move |entry| entry.survives_at(version))
+    }
+
+    /// The system nodes surviving at `version`, in surface order.
+    pub fn nodes_at(&self, version: Version) -> Vec<PositionedSystem> {
+        let mut nodes: Vec<PositionedSystem> = self
+            .surviving_at(version)
+            .filter_map(|entry| {
+                let node = entry.node.as_ref()?;
+                Some(PositionedSystem {
+                    position: entry.position,
+                    node: SystemPromptNode::clone(node),
+                })
+            })
+            .collect();
+        nodes.sort_unstable_by_key(|node| (node.position, node.node.seq));
+        nodes
+    }
+
+    /// The replacement entries surviving at `version` as `(seq, position)`, ascending by seq.
+    pub fn replacements_at(&self, version: Version) -> Vec<(Seq, Seq)> {
+        let mut replacements: Vec<(Seq, Seq)> = self
+            .surviving_at(version)
+            .filter(|entry| entry.node.is_none())
+            .map(|entry| (entry.seq, entry.position))
+            .collect();
+        replacements.sort_unstable();
+        replacements
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Node keys `(position, seq)` and replacements `(seq, position)` of one version.
+    type Contents = (Vec<(Seq, Seq)>, Vec<(Seq, Seq)>);
+
+    /// What the tip indexes hold, read without the record (the oracle for `*_at`).
+    fn tip(history: &History) -> Contents {
+        let nodes = history.nodes.keys().copied().collect();
+        let mut replacements: Vec<(Seq, Seq)> = history
+            .by_position
+            .keys()
+            .map(|(position, seq)| (*seq, *position))
+            .collect();
+        replacements.sort_unstable();
+        (nodes, replacements)
+    }
+
+    fn read(history: &History, version: Version) -> Contents {
+        let nodes = history
+            .nodes_at(version)
+            .iter()
+            .map(|node| (node.position, node.node.seq))
+            .collect();
+        (nodes, history.replacements_at(version))
+    }
+
+    fn node(seq: Seq, text: &str) -> Rc<SystemPromptNode> {
+        Rc::new(SystemPromptNode {
+            seq,
+            time: 0.0,
+            turn: 0,
+            step: 0,
+            text: Rc::from(text),
+            update: false,
+        })
+    }
+
+    /// Random appends, replaces and wide drops over thousands of versions: every version reads
+    /// back exactly what the tip held when it was the tip, through checkpoints of every size,
+    /// and a branch of any version holds the same.
+    #[test]
+    fn every_version_reads_back_as_it_was() {
+        let mut history = History::default();
+        let mut seen = vec![tip(&history)];
+        let mut random: u64 = 7;
+        let mut next = |bound: u64| {
+            random = random
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (random >> 33) % bound
+        };
+        for seq in 1..4000 {
+            history.advance();
+            match next(10) {
+                0..=3 => history.add_node(seq, node(seq, if next(4) == 0 { "" } else { "x" })),
+                4..=7 => {
+                    let from = seq - 1 - next(20) as Seq;
+                    history.drop_range(from, from + next(3) as Seq);
+                    history.remove_replacement(seq);
+                    history.add_replacement(seq, from);
+                }
+                8 => history.drop_range(seq - 1 - next(2000) as Seq, seq),
+                _ => history.add_replacement(seq, seq),
+            }
+            seen.push(tip(&history));
+        }
+        assert!(history.checkpoints.len() > 20);
+        for (version, expected) in seen.iter().enumerate() {
+            let version = Version::try_from(version).unwrap();
+            assert_eq!(&read(&history, version), expected, "version {version}");
+            assert_eq!(&read(&history.branch(version), 0), expected);
+        }
+    }
+}
