@@ -122,11 +122,20 @@ impl Analysis {
 
     /// The state after every relevant event with seq `<= seq`; `None` before the first.
     pub fn state_at(&self, seq: Seq) -> Option<&SystemPromptState> {
-        let after = self
-            .states
-            .partition_point(|(state_seq, _)| *state_seq <= seq);
-        let (_, state) = self.states.get(after.checked_sub(1)?)?;
-        Some(state)
+        self.state_by_index(self.state_index(seq)?)
+    }
+
+    /// The index of the state [`Analysis::state_at`] returns for `seq`. A state keeps its index
+    /// while the window only grows at its end.
+    pub fn state_index(&self, seq: Seq) -> Option<usize> {
+        self.states
+            .partition_point(|(state_seq, _)| *state_seq <= seq)
+            .checked_sub(1)
+    }
+
+    /// The state at `index` (see [`Analysis::state_index`]).
+    pub fn state_by_index(&self, index: usize) -> Option<&SystemPromptState> {
+        self.states.get(index).map(|(_, state)| state)
     }
 
     /// The inspection of the header at exactly `seq`.

@@ -1,5 +1,7 @@
 //! The `Conversation` class: a loaded window of a session log.
 
+use std::rc::Weak;
+
 use wasm_bindgen::prelude::*;
 
 use super::convert::{array_text, seq_from_js, text_from_js, to_js};
@@ -7,6 +9,7 @@ use super::error::throw;
 use super::state::JsSystemPromptState;
 use crate::conversation::Conversation;
 use crate::error::Error;
+use crate::fold::SystemPromptState;
 use crate::views::ConversationChange;
 
 /// A window of a session log: load the newest page, append live events, prepend older pages.
@@ -14,11 +17,50 @@ use crate::views::ConversationChange;
 #[wasm_bindgen(js_name = Conversation)]
 pub struct JsConversation {
     inner: Conversation,
+    handles: StateHandles,
 }
 
 impl Default for JsConversation {
     fn default() -> Self {
         JsConversation::new()
+    }
+}
+
+/// The `SystemPromptState` handles `stateAt` gave out, one per kept state (by its index in the
+/// window). Making a handle costs most of a `stateAt` call (the JS object and its registration
+/// for finalization); states are immutable, so handing out the same handle again is sound.
+/// The cache holds each handle's JS object, so the handles live while the conversation does
+/// (they are released, and then collected, when it is freed or reloaded).
+#[derive(Default)]
+struct StateHandles {
+    handles: Vec<Option<(JsValue, Weak<()>)>>,
+}
+
+impl StateHandles {
+    /// The cached handle of the state at `index`, unless there is none or it was freed.
+    fn get(&self, index: usize) -> Option<JsValue> {
+        match self.handles.get(index) {
+            Some(Some((handle, alive))) if alive.strong_count() > 0 => Some(handle.clone()),
+            _ => None,
+        }
+    }
+
+    /// Makes and caches the handle of `state`, the state at `index`.
+    fn make(&mut self, index: usize, state: SystemPromptState) -> JsValue {
+        let (handle, alive) = JsSystemPromptState::cached(state);
+        let handle = JsValue::from(handle);
+        if self.handles.len() <= index {
+            self.handles.resize_with(index.saturating_add(1), || None);
+        }
+        if let Some(slot) = self.handles.get_mut(index) {
+            *slot = Some((handle.clone(), alive));
+        }
+        handle
+    }
+
+    /// Forgets every handle (after the window's states moved: a load or a prepend).
+    fn clear(&mut self) {
+        self.handles = Vec::new();
     }
 }
 
@@ -36,22 +78,38 @@ fn reserve_for(text_len: usize) {
     }
 }
 
+/// What a batch's JSON text came from.
+enum Input {
+    /// JS event objects, reduced by `wasm::batch` (may carry its tools marker).
+    ReducedObjects,
+    /// Text from the caller.
+    Text,
+}
+
 impl JsConversation {
-    /// Applies a batch given as JSON text (`reduced`: made from JS objects by `wasm::batch`):
-    /// grows memory for it, runs `call`, and returns the change report as a JS value (or throws
-    /// the batch's error).
+    /// Applies a batch given as JSON text: grows memory for it, runs `call`, and returns the
+    /// change report as a JS value (or throws the batch's error). `input`: whether the text is a
+    /// reduced batch made from JS objects by `wasm::batch`. `moves_states`: the call may move the
+    /// window's states (a load or a prepend), so the cached handles are forgotten when it
+    /// succeeds.
     fn apply(
         &mut self,
         text: Result<String, Error>,
-        reduced: bool,
+        input: Input,
+        moves_states: bool,
         call: impl FnOnce(&mut Conversation, &str) -> Result<ConversationChange, Error>,
     ) -> Result<JsValue, JsValue> {
         let text = throw(text)?;
         reserve_for(text.len());
-        self.inner.read_reduced_batches(reduced);
+        self.inner
+            .read_reduced_batches(matches!(input, Input::ReducedObjects));
         let change = call(&mut self.inner, &text);
         self.inner.read_reduced_batches(false);
-        to_js(&throw(change)?)
+        let change = throw(change)?;
+        if moves_states {
+            self.handles.clear();
+        }
+        to_js(&change)
     }
 }
 
@@ -62,6 +120,7 @@ impl JsConversation {
     pub fn new() -> JsConversation {
         JsConversation {
             inner: Conversation::new(),
+            handles: StateHandles::default(),
         }
     }
 
@@ -72,9 +131,12 @@ impl JsConversation {
         #[wasm_bindgen(unchecked_param_type = "SessionEvent[]")] events: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        self.apply(array_text(&events), true, |window, text| {
-            window.load_json(text, has_more)
-        })
+        self.apply(
+            array_text(&events),
+            Input::ReducedObjects,
+            true,
+            |window, text| window.load_json(text, has_more),
+        )
     }
 
     /// Appends live events after the last loaded one.
@@ -83,7 +145,12 @@ impl JsConversation {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "SessionEvent[]")] events: JsValue,
     ) -> Result<JsValue, JsValue> {
-        self.apply(array_text(&events), true, Conversation::append_json)
+        self.apply(
+            array_text(&events),
+            Input::ReducedObjects,
+            false,
+            Conversation::append_json,
+        )
     }
 
     /// Prepends an older page ("load earlier"); every seq must be below `windowStart`.
@@ -93,9 +160,12 @@ impl JsConversation {
         #[wasm_bindgen(unchecked_param_type = "SessionEvent[]")] events: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        self.apply(array_text(&events), true, |window, text| {
-            window.prepend_json(text, has_more)
-        })
+        self.apply(
+            array_text(&events),
+            Input::ReducedObjects,
+            true,
+            |window, text| window.prepend_json(text, has_more),
+        )
     }
 
     /// `load` from JSON text (a JSON array of events, or JSON lines), as a string or UTF-8 bytes.
@@ -105,7 +175,7 @@ impl JsConversation {
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        self.apply(text_from_js(&text), false, |window, text| {
+        self.apply(text_from_js(&text), Input::Text, true, |window, text| {
             window.load_json(text, has_more)
         })
     }
@@ -116,7 +186,12 @@ impl JsConversation {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
     ) -> Result<JsValue, JsValue> {
-        self.apply(text_from_js(&text), false, Conversation::append_json)
+        self.apply(
+            text_from_js(&text),
+            Input::Text,
+            false,
+            Conversation::append_json,
+        )
     }
 
     /// `prepend` from JSON text (a JSON array of events, or JSON lines), as a string or UTF-8
@@ -127,17 +202,30 @@ impl JsConversation {
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        self.apply(text_from_js(&text), false, |window, text| {
+        self.apply(text_from_js(&text), Input::Text, true, |window, text| {
             window.prepend_json(text, has_more)
         })
     }
 
     /// The fold state in force at `seq` (after every loaded relevant event with seq <= `seq`),
-    /// `undefined` before the first relevant event.
-    #[wasm_bindgen(js_name = stateAt)]
-    pub fn state_at(&self, seq: f64) -> Option<JsSystemPromptState> {
-        let state = self.inner.state_at(seq_from_js(seq)?)?;
-        Some(JsSystemPromptState::new(state.clone()))
+    /// `undefined` before the first relevant event. The handle belongs to the conversation:
+    /// the same state gives the same handle until the next `load` or `prepend` (an `append`
+    /// keeps them), and the handles are released when the conversation is freed or collected.
+    /// Do not `free()` it unless no one else uses it: freeing is harmless to the conversation
+    /// (the next call makes a new handle) but ends that handle for every holder; `clone()` gives
+    /// a handle of your own.
+    #[wasm_bindgen(js_name = stateAt, unchecked_return_type = "SystemPromptState | undefined")]
+    pub fn state_at(&mut self, seq: f64) -> JsValue {
+        let Some(index) = seq_from_js(seq).and_then(|seq| self.inner.state_index(seq)) else {
+            return JsValue::UNDEFINED;
+        };
+        if let Some(handle) = self.handles.get(index) {
+            return handle;
+        }
+        match self.inner.state_by_index(index) {
+            Some(state) => self.handles.make(index, state),
+            None => JsValue::UNDEFINED,
+        }
     }
 
     /// The inspection of the loaded `request/header` at exactly `seq`.

@@ -1,5 +1,7 @@
 //! `SystemPromptState` (an opaque handle over a shared Rust state) and the two plain functions.
 
+use std::rc::{Rc, Weak};
+
 use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::prelude::*;
 
@@ -10,16 +12,36 @@ use crate::plain::{node_from_json, snapshot_from_json, window_start_from_json};
 use crate::request::inspect_request_prompt;
 
 /// A state of the system-prompt fold. Immutable: every earlier state stays valid. Holding it
-/// keeps its shared structure alive; `free()` it, or let the garbage collector do so.
+/// keeps its shared structure alive; `free()` it, or let the garbage collector do so. A handle
+/// from `Conversation.stateAt` belongs to the conversation (see there): `clone()` it for one
+/// of your own.
 #[wasm_bindgen(js_name = SystemPromptState)]
 pub struct JsSystemPromptState {
     inner: SystemPromptState,
+    /// Set on handles a `Conversation` caches: it keeps a `Weak` to this, which dies when the
+    /// handle is freed.
+    _alive: Option<Rc<()>>,
 }
 
 impl JsSystemPromptState {
     /// Wraps a core state in a JS handle.
     pub(crate) fn new(inner: SystemPromptState) -> JsSystemPromptState {
-        JsSystemPromptState { inner }
+        JsSystemPromptState {
+            inner,
+            _alive: None,
+        }
+    }
+
+    /// Wraps a core state in a JS handle for a cache, with a `Weak` that tells whether the
+    /// handle is still alive (not freed).
+    pub(crate) fn cached(inner: SystemPromptState) -> (JsSystemPromptState, Weak<()>) {
+        let alive = Rc::new(());
+        let weak = Rc::downgrade(&alive);
+        let handle = JsSystemPromptState {
+            inner,
+            _alive: Some(alive),
+        };
+        (handle, weak)
     }
 }
 

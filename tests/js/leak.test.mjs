@@ -75,3 +75,63 @@ test("dropped state handles are freed by the garbage collector", { skip: typeof 
   console.log(`wasm memory over 5 passes of 50,000 dropped handles: ${sizes.join(", ")}`);
   assert.equal(sizes[4], sizes[1], "memory is flat once warm");
 });
+
+test("stateAt hands out one handle per state, owned by the conversation", () => {
+  const events = session(60);
+  const conversation = new Conversation();
+  conversation.load(events.slice(10), true);
+  const a = conversation.stateAt(30);
+  assert.equal(conversation.stateAt(30), a, "the same state gives the same handle");
+  assert.equal(conversation.stateAt(30.5), a, "any seq up to the next relevant event too");
+  assert.notEqual(conversation.stateAt(45), a);
+  const own = a.clone();
+  assert.notEqual(own, a);
+  const json = JSON.stringify(a.toJSON());
+
+  // Freeing a cached handle is harmless to the conversation: the next call makes a new one.
+  a.free();
+  const b = conversation.stateAt(30);
+  assert.notEqual(b, a);
+  assert.equal(JSON.stringify(b.toJSON()), json);
+  assert.equal(JSON.stringify(own.toJSON()), json, "a clone lives on its own");
+
+  // An append keeps the handles; a prepend or a load gives new ones, and old ones stay valid.
+  conversation.append([{ seq: 61, time: 61, type: "step/end", data: { turn: 1, step: 1 } }]);
+  assert.equal(conversation.stateAt(30), b);
+  conversation.prepend(events.slice(0, 10), false);
+  const c = conversation.stateAt(30);
+  assert.notEqual(c, b);
+  assert.equal(b.firstSeq, 11, "the old handle still shows the old window");
+  assert.equal(c.firstSeq, 1);
+  conversation.load(events, false);
+  assert.notEqual(conversation.stateAt(30), c);
+  assert.equal(c.firstSeq, 1);
+  own.free();
+  conversation.free();
+  assert.equal(b.firstSeq, 11, "handles outlive a freed conversation while referenced");
+});
+
+test("cached state handles are collected once their conversation is gone", { skip: typeof global.gc !== "function" && "needs node --expose-gc" }, async () => {
+  const events = session(60);
+  const watch = (free) => {
+    const conversation = new Conversation();
+    conversation.load(events, false);
+    const handles = [];
+    for (let seq = 1; seq <= 60; seq++) {
+      const state = conversation.stateAt(seq);
+      if (state) handles.push(new WeakRef(state));
+    }
+    if (free) conversation.free();
+    return { handles, conversation: new WeakRef(conversation) };
+  };
+  for (const free of [true, false]) {
+    const { handles, conversation } = watch(free);
+    assert.ok(handles.length > 0);
+    await collect();
+    await collect();
+    assert.equal(conversation.deref(), undefined, "the conversation was collected");
+    await collect();
+    const alive = handles.filter((handle) => handle.deref() !== undefined).length;
+    assert.equal(alive, 0, `${alive} handles outlived the conversation (${free ? "freed" : "collected"})`);
+  }
+});
