@@ -433,7 +433,7 @@ function report(raw) {
 
   L.push('## Fold and keep every per-event state');
   L.push('');
-  L.push('Baseline: `state = inspectSystemPrompt(state, e); states.push(state)` for every event, and `inspectRequestPrompt` for every header, all kept. promptfold: `new Conversation().load(events, false)`, which keeps the state of every relevant event (`stateAt` hands them out) and also builds the chat cards, the trajectory and the change report; from JS objects the time includes the crossing into wasm (the batch goes through `JSON.stringify` and is parsed in Rust). From JSON text: `loadJson(text, false)` with a string, against the baseline\'s `JSON.parse(text)` plus its fold (median of `JSON.parse` plus median of the fold). Ratio = baseline time / promptfold time: above 1, promptfold is faster.');
+  L.push('Baseline: `state = inspectSystemPrompt(state, e); states.push(state)` for every event, and `inspectRequestPrompt` for every header, all kept. promptfold: `new Conversation().load(events, false)`, which keeps the state of every relevant event (`stateAt` hands them out) and also builds the chat cards, the trajectory and the change report; from JS objects the time includes the crossing into wasm (each event is copied in JS down to the members the rules read, repeated tool lists become a marker, and that batch goes through `JSON.stringify` and is parsed in Rust). From JSON text: `loadJson(text, false)` with a string, against the baseline\'s `JSON.parse(text)` plus its fold (median of `JSON.parse` plus median of the fold). Ratio = baseline time / promptfold time: above 1, promptfold is faster.');
   L.push('');
   L.push('JS objects in:');
   L.push('');
@@ -472,7 +472,7 @@ function report(raw) {
 
   L.push('## Views and `stateAt`');
   L.push('');
-  L.push(`\`views()\`: the chat cards and the trajectory of the loaded window as JS objects (median of up to ${raw.runs}). \`stateAt(seq)\`: mean over 100,000 calls at seeded random seqs of the window, each returning a new \`SystemPromptState\` handle, left to the garbage collector or freed at once with \`free()\`; "\`.effective\`" also reads the effective prompt (a plain object with its text) and frees the handle (5,000 calls). Native: \`Conversation::state_at\` (a binary search; no handle), mean over 1,000,000 calls.`);
+  L.push(`\`views()\`: the chat cards and the trajectory of the loaded window as JS objects (median of up to ${raw.runs}). \`stateAt(seq)\`: mean over 100,000 calls at seeded random seqs of the window, returning the conversation's cached \`SystemPromptState\` handle for that state (made on the first call for a state, the same object after), left alone, or freed at once with \`free()\` (which makes the next call for that state make a new handle); "\`.effective\`" also reads the effective prompt (a plain object with its text) and frees the handle (5,000 calls). Native: \`Conversation::state_at\` (a binary search; no handle), mean over 1,000,000 calls.`);
   L.push('');
   L.push('| workload | chat cards | headers | requests | `views()` | native `views()` | `stateAt` | `stateAt` + `free()` | `stateAt(seq).effective` | native `state_at` |');
   L.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
