@@ -49,6 +49,8 @@ node bench/run.mjs "${run_args[@]}"
 
 {
   cat bench/results/performance.md
+  echo
+  cat bench/results/structures.md
   if [ -f bench/results/reliability.md ]; then
     echo
     cat bench/results/reliability.md
