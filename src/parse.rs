@@ -32,10 +32,9 @@ pub(crate) fn parse_events_with(
     let marker = interner.reduced_batches;
     match reader.peek() {
         None => Ok(Vec::new()),
-        Some(b'[') => {
-            let raw = read_array(&mut reader, marker).map_err(|err| malformed(text, &err, 0))?;
-            validate_events(raw, interner)
-        }
+        Some(b'[') => read_array(&mut reader, marker, interner)
+            .map_err(|err| malformed(text, &err, 0))?
+            .finish(),
         Some(b'{') => parse_json_lines(text, interner),
         Some(_) => {
             let value = reader
@@ -49,29 +48,66 @@ pub(crate) fn parse_events_with(
     }
 }
 
-fn read_array<'a>(reader: &mut Reader<'a>, marker: bool) -> Step<Vec<RawEvent<'a>>> {
-    let mut events = Vec::new();
+fn read_array(reader: &mut Reader<'_>, marker: bool, interner: &mut JsonInterner) -> Step<Batch> {
+    let mut batch = Batch::default();
     let mut array = reader.begin_array()?;
     while reader.next_element(&mut array)? {
-        events.push(RawEvent::read(reader, marker)?);
+        batch.read(reader, marker, interner)?;
     }
     reader.finish()?;
-    Ok(events)
+    Ok(batch)
 }
 
 fn parse_json_lines(text: &str, interner: &mut JsonInterner) -> Result<Vec<SessionEvent>, Error> {
-    let mut raw = Vec::new();
+    let mut batch = Batch::default();
     for (line_index, line) in text.lines().enumerate() {
         let mut reader = Reader::new(line);
         if reader.peek().is_none() {
             continue;
         }
-        let event = RawEvent::read(&mut reader, false)
-            .and_then(|event| reader.finish().map(|()| event))
+        batch
+            .read(&mut reader, false, interner)
+            .and_then(|()| reader.finish())
             .map_err(|err| malformed(line, &err, line_index))?;
-        raw.push(event);
     }
-    validate_events(raw, interner)
+    batch.finish()
+}
+
+/// Events validated as they are read, so no batch of raw events is ever held. After the first
+/// invalid event the rest is only checked as JSON: malformed text anywhere is the error that
+/// wins, then the first invalid event in batch order.
+#[derive(Default)]
+struct Batch {
+    events: Vec<SessionEvent>,
+    read: usize,
+    first_error: Option<Error>,
+}
+
+impl Batch {
+    fn read(
+        &mut self,
+        reader: &mut Reader<'_>,
+        marker: bool,
+        interner: &mut JsonInterner,
+    ) -> Step<()> {
+        let index = self.read;
+        self.read = self.read.saturating_add(1);
+        if self.first_error.is_some() {
+            return reader.skip_value();
+        }
+        match RawEvent::read(reader, marker)?.validate(index, interner) {
+            Ok(event) => self.events.push(event),
+            Err(error) => self.first_error = Some(error),
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Vec<SessionEvent>, Error> {
+        match self.first_error {
+            Some(error) => Err(error),
+            None => Ok(self.events),
+        }
+    }
 }
 
 fn describe_value(value: &JsonValue) -> &'static str {
@@ -83,17 +119,6 @@ fn describe_value(value: &JsonValue) -> &'static str {
         JsonValue::Array(_) => "array",
         JsonValue::Object(_) => "object",
     }
-}
-
-/// Validates raw events in batch order; the first invalid one gives the error.
-fn validate_events(
-    raw: Vec<RawEvent<'_>>,
-    interner: &mut JsonInterner,
-) -> Result<Vec<SessionEvent>, Error> {
-    raw.into_iter()
-        .enumerate()
-        .map(|(index, event)| event.validate(index, interner))
-        .collect()
 }
 
 /// A JSON value read for what it is, without keeping containers.

@@ -523,3 +523,18 @@ fn wrongly_typed_optional_fields_are_ignored() {
     conversation.load(events, false).unwrap();
     let _ = json!({ "lines": conversation.lines(), "views": conversation.views() });
 }
+
+#[test]
+fn malformed_text_wins_over_an_earlier_invalid_event() {
+    for text in [
+        "[{\"type\":\"x\"},{\"seq\":2,}]",
+        "{\"type\":\"x\"}\n{\"seq\":2,}\n",
+    ] {
+        let err = parse_events(text).unwrap_err();
+        assert_eq!(err.code(), "MALFORMED_JSON", "{text}: {err:?}");
+        rejects_everywhere(text, &err);
+    }
+    // Well-formed text: the first invalid event in batch order is the error.
+    let err = parse_events("[{\"seq\":1},{\"type\":\"x\"},{\"seq\":\"x\"}]").unwrap_err();
+    assert_eq!(code_index_seq(&err), ("MISSING_SEQ", Some(1), None));
+}
