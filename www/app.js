@@ -93,25 +93,24 @@ function plain(value) {
   return value;
 }
 
-/** Reads the fold state at `seq` into plain data and frees the wasm object. */
+/**
+ * Reads the fold state at `seq` into plain data. The handle belongs to the conversation (the
+ * same state gives the same handle), so it is not freed here.
+ */
 function stateAt(seq) {
   const state = app.conv?.stateAt(seq);
   if (!state) return undefined;
-  try {
-    const effective = state.effective;
-    const nodes = state.nodes ?? [];
-    const replacements = state.replacements;
-    return {
-      firstSeq: state.firstSeq,
-      uncertain: state.uncertain,
-      effective: effective ? plain(effective) : undefined,
-      introduced: state.introduced ? plain(state.introduced) : undefined,
-      nodeCount: nodes.length ?? 0,
-      replacementCount: replacements instanceof Map ? replacements.size : Object.keys(replacements ?? {}).length,
-    };
-  } finally {
-    state.free?.();
-  }
+  const effective = state.effective;
+  const nodes = state.nodes ?? [];
+  const replacements = state.replacements;
+  return {
+    firstSeq: state.firstSeq,
+    uncertain: state.uncertain,
+    effective: effective ? plain(effective) : undefined,
+    introduced: state.introduced ? plain(state.introduced) : undefined,
+    nodeCount: nodes.length ?? 0,
+    replacementCount: replacements instanceof Map ? replacements.size : Object.keys(replacements ?? {}).length,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
