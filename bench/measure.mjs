@@ -22,6 +22,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inspectSystemPrompt, inspectRequestPrompt } from './baseline/baseline.mjs';
 import { dataPath } from './gen.mjs';
+import { seqs } from './seeded.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const [task, workload, arg] = process.argv.slice(2);
@@ -94,17 +95,6 @@ function timeRuns(maxRuns, budgetMs, body, done = () => {}, keepLast = false) {
 
 function heapUsed() {
   return process.memoryUsage().heapUsed;
-}
-
-// A seeded list of seqs in [first, last].
-function seqs(first, last, count) {
-  let a = 12345;
-  const out = new Float64Array(count);
-  for (let i = 0; i < count; i++) {
-    a = (Math.imul(a, 1103515245) + 12345) >>> 0;
-    out[i] = first + (a % (last - first + 1));
-  }
-  return out;
 }
 
 // Grows the wasm memory to about `bytes` in one step: `loadJson` copies a byte array into wasm
@@ -213,8 +203,8 @@ const tasks = {
     const c = fromText.last;
     const views = timeRuns(5, 3_000, () => c.views(), () => {}, true);
     const v = views.last;
-    // stateAt at seeded random seqs of the window; each call makes a handle (freed by the GC, or
-    // at once with free()).
+    // stateAt at seeded random seqs of the window: the conversation's cached handle per state,
+    // left alone, or freed at once with free() (the next call for that state makes a new one).
     const first = events[0].seq;
     const last = events.at(-1).seq;
     const n = 100_000;

@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { seqs } from './seeded.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
@@ -27,16 +28,6 @@ const collect = () => {
   for (let i = 0; i < 3; i++) global.gc();
 };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-function seqs(first, last, count) {
-  let a = 12345;
-  const out = new Float64Array(count);
-  for (let i = 0; i < count; i++) {
-    a = (Math.imul(a, 1103515245) + 12345) >>> 0;
-    out[i] = first + (a % (last - first + 1));
-  }
-  return out;
-}
 
 /** Mean ns per call of `call` over `inputs`. */
 function perCall(inputs, call) {

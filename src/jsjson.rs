@@ -112,28 +112,32 @@ pub fn serialize_js_number<S: serde::Serializer>(
 /// Returns `Number.prototype.toString()` of `value` (`"null"` for NaN and infinities, as
 /// `JSON.stringify` writes them).
 pub fn js_number_text(value: f64) -> String {
-    if !value.is_finite() {
-        return "null".to_owned();
+    if value.is_finite() {
+        js_number_to_string(value)
+    } else {
+        "null".to_owned()
     }
-    if value == 0.0 {
-        return "0".to_owned();
-    }
-    number_to_string(value)
 }
 
-/// `Number.prototype.toString()` of a finite non-zero number: in the wasm build, JavaScript's
-/// own (the module then carries no float formatting code).
+/// `Number.prototype.toString()` of `value` (`"Infinity"`, `"NaN"` included): in the wasm
+/// build, JavaScript's own (the module then carries no float formatting code).
 #[cfg(target_arch = "wasm32")]
-fn number_to_string(value: f64) -> String {
+pub(crate) fn js_number_to_string(value: f64) -> String {
     js_sys::Number::from(value)
         .to_string_with_radix(10)
         .map(String::from)
         .unwrap_or_default()
 }
 
-/// `Number.prototype.toString()` of a finite non-zero number, natively.
+/// `Number.prototype.toString()` of `value` (`"Infinity"`, `"NaN"` included), natively.
 #[cfg(not(target_arch = "wasm32"))]
-fn number_to_string(value: f64) -> String {
+pub(crate) fn js_number_to_string(value: f64) -> String {
+    if value.is_nan() {
+        return "NaN".to_owned();
+    }
+    if value.is_infinite() {
+        return if value < 0.0 { "-Infinity" } else { "Infinity" }.to_owned();
+    }
     // `{:e}` writes the shortest digits that round-trip, as ECMAScript requires, with an
     // exponent; rebuild ECMAScript's form from its digits and exponent.
     let shortest = format!("{:e}", value.abs());

@@ -79,7 +79,6 @@ fn parse_json_lines(text: &str, interner: &mut JsonInterner) -> Result<Vec<Sessi
 #[derive(Default)]
 struct Batch {
     events: Vec<SessionEvent>,
-    read: usize,
     first_error: Option<Error>,
 }
 
@@ -90,11 +89,11 @@ impl Batch {
         marker: bool,
         interner: &mut JsonInterner,
     ) -> Step<()> {
-        let index = self.read;
-        self.read = self.read.saturating_add(1);
         if self.first_error.is_some() {
             return reader.skip_value();
         }
+        // Until the first invalid event, every event read was kept: its index is the count.
+        let index = self.events.len();
         match RawEvent::read(reader, marker)?.validate(index, interner) {
             Ok(event) => self.events.push(event),
             Err(error) => self.first_error = Some(error),
@@ -161,12 +160,8 @@ impl<'a> Scalar<'a> {
             Scalar::Absent => "nothing".to_owned(),
             Scalar::Null => "null".to_owned(),
             Scalar::Bool(_) => "a boolean".to_owned(),
-            Scalar::Number(value) if value.is_infinite() => {
-                let sign = if *value < 0.0 { "-" } else { "" };
-                format!("the number {sign}Infinity")
-            }
             Scalar::Number(value) => {
-                format!("the number {}", crate::jsjson::js_number_text(*value))
+                format!("the number {}", crate::jsjson::js_number_to_string(*value))
             }
             Scalar::Text(_) => "a string".to_owned(),
             Scalar::Array => "an array".to_owned(),
