@@ -41,21 +41,24 @@ pub(crate) struct JsonInterner {
     /// The last tools text and its value: consecutive headers mostly repeat it, and comparing
     /// the text is much cheaper than hashing it.
     last_tools: Option<(Box<str>, SharedTools)>,
-    /// Whether headers may say their tools are the previous header's (the reduced batches the
-    /// wasm build makes from JS objects; never for text from outside).
-    pub reduced_batches: bool,
+    /// The last config value.
+    last_config: Option<Rc<JsonValue>>,
 }
 
 impl JsonInterner {
     /// The config value of a raw JSON text, shared with earlier equal texts.
     pub fn config(&mut self, raw: &str) -> Rc<JsonValue> {
-        if let Some(value) = self.configs.get(raw) {
-            return Rc::clone(value);
-        }
-        let value = Rc::new(parse(raw));
-        if self.configs.len() < MAX_ENTRIES {
-            self.configs.insert(Box::from(raw), Rc::clone(&value));
-        }
+        let value = match self.configs.get(raw) {
+            Some(value) => Rc::clone(value),
+            None => {
+                let value = Rc::new(parse(raw));
+                if self.configs.len() < MAX_ENTRIES {
+                    self.configs.insert(Box::from(raw), Rc::clone(&value));
+                }
+                value
+            }
+        };
+        self.last_config = Some(Rc::clone(&value));
         value
     }
 
@@ -90,6 +93,12 @@ impl JsonInterner {
         self.configs.clear();
         self.tools.clear();
         self.last_tools = None;
+        self.last_config = None;
+    }
+
+    /// The config of the previous header that had one (`None` when none had).
+    pub fn previous_config(&self) -> Option<Rc<JsonValue>> {
+        self.last_config.clone()
     }
 
     /// The tools of the previous header (`[]` when there was none).

@@ -14,6 +14,10 @@ use crate::intern::JsonInterner;
 use crate::json::reader::{Reader, Step};
 use crate::json::{malformed, JsonValue};
 
+// Only the wasm build receives packed batches; native builds test the reader.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) mod packed;
+
 /// Parses a batch of events from JSON text: a JSON array of event objects, or JSON lines (one
 /// event object per line; blank lines are skipped). Whitespace-only text is an empty batch.
 ///
@@ -29,10 +33,9 @@ pub(crate) fn parse_events_with(
     interner: &mut JsonInterner,
 ) -> Result<Vec<SessionEvent>, Error> {
     let mut reader = Reader::new(text);
-    let marker = interner.reduced_batches;
     match reader.peek() {
         None => Ok(Vec::new()),
-        Some(b'[') => read_array(&mut reader, marker, interner)
+        Some(b'[') => read_array(&mut reader, interner)
             .map_err(|err| malformed(text, &err, 0))?
             .finish(),
         Some(b'{') => parse_json_lines(text, interner),
@@ -48,11 +51,11 @@ pub(crate) fn parse_events_with(
     }
 }
 
-fn read_array(reader: &mut Reader<'_>, marker: bool, interner: &mut JsonInterner) -> Step<Batch> {
+fn read_array(reader: &mut Reader<'_>, interner: &mut JsonInterner) -> Step<Batch> {
     let mut batch = Batch::default();
     let mut array = reader.begin_array()?;
     while reader.next_element(&mut array)? {
-        batch.read(reader, marker, interner)?;
+        batch.read(reader, interner)?;
     }
     reader.finish()?;
     Ok(batch)
@@ -66,7 +69,7 @@ fn parse_json_lines(text: &str, interner: &mut JsonInterner) -> Result<Vec<Sessi
             continue;
         }
         batch
-            .read(&mut reader, false, interner)
+            .read(&mut reader, interner)
             .and_then(|()| reader.finish())
             .map_err(|err| malformed(line, &err, line_index))?;
     }
@@ -83,22 +86,23 @@ struct Batch {
 }
 
 impl Batch {
-    fn read(
-        &mut self,
-        reader: &mut Reader<'_>,
-        marker: bool,
-        interner: &mut JsonInterner,
-    ) -> Step<()> {
+    fn read(&mut self, reader: &mut Reader<'_>, interner: &mut JsonInterner) -> Step<()> {
         if self.first_error.is_some() {
             return reader.skip_value();
         }
+        let raw = RawEvent::read(reader)?;
+        self.accept(raw, interner);
+        Ok(())
+    }
+
+    /// Validates `raw`, the next event of the batch, and keeps it or remembers its error.
+    fn accept(&mut self, raw: RawEvent<'_>, interner: &mut JsonInterner) {
         // Until the first invalid event, every event read was kept: its index is the count.
         let index = self.events.len();
-        match RawEvent::read(reader, marker)?.validate(index, interner) {
+        match raw.validate(index, interner) {
             Ok(event) => self.events.push(event),
             Err(error) => self.first_error = Some(error),
         }
-        Ok(())
     }
 
     fn finish(self) -> Result<Vec<SessionEvent>, Error> {
@@ -237,8 +241,8 @@ pub(crate) struct RawObject<'a> {
 }
 
 impl<'a> RawEvent<'a> {
-    /// Reads one event; `marker`: a header may say its tools are the previous header's.
-    fn read(reader: &mut Reader<'a>, marker: bool) -> Step<RawEvent<'a>> {
+    /// Reads one event.
+    fn read(reader: &mut Reader<'a>) -> Step<RawEvent<'a>> {
         if reader.peek() != Some(b'{') {
             return Scalar::read(reader).map(RawEvent::NotObject);
         }
@@ -250,7 +254,7 @@ impl<'a> RawEvent<'a> {
                 "time" => raw.time = Scalar::read(reader)?,
                 "type" => raw.kind = TypeTag::read(reader)?,
                 "surfaceOp" => raw.surface_op = RawSurfaceOp::read(reader)?,
-                "data" => raw.data = RawData::read(reader, DataWants::for_type(raw.kind, marker))?,
+                "data" => raw.data = RawData::read(reader, DataWants::for_type(raw.kind))?,
                 _ => reader.skip_value()?,
             }
         }
@@ -300,35 +304,33 @@ impl<'a> RawSurfaceOp<'a> {
 struct DataWants {
     message: bool,
     header: bool,
-    tools_marker: bool,
 }
 
 impl DataWants {
-    fn for_type(kind: TypeTag, tools_marker: bool) -> DataWants {
+    fn for_type(kind: TypeTag) -> DataWants {
         match kind {
             TypeTag::Absent => DataWants {
                 message: true,
                 header: true,
-                tools_marker,
             },
             kind => DataWants {
                 message: kind == TypeTag::SystemMessage,
                 header: kind == TypeTag::RequestHeader,
-                tools_marker,
             },
         }
     }
 }
 
-/// A header's tools as written.
+/// A header's `config` or `tools` as given.
 #[derive(Debug, Default)]
-enum ToolsText<'a> {
-    /// No `tools` member.
+enum HeaderJson<'a> {
+    /// No such member.
     #[default]
     Absent,
-    /// The JSON text of `tools`.
+    /// Its JSON text.
     Text(&'a str),
-    /// The previous header's tools (a reduced batch's marker).
+    /// The same JSON as the previous header's (packed batches only, see [`packed`]).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     SameAsPrevious,
 }
 
@@ -337,8 +339,8 @@ struct RawData<'a> {
     turn: Scalar<'a>,
     step: Scalar<'a>,
     text: Option<String>,
-    config: Option<&'a str>,
-    tools: ToolsText<'a>,
+    config: HeaderJson<'a>,
+    tools: HeaderJson<'a>,
     reason: Scalar<'a>,
     starts_series: Scalar<'a>,
 }
@@ -358,7 +360,7 @@ impl<'a> RawData<'a> {
                 "step" => data.step = Scalar::read(reader)?,
                 "message" if wants.message => data.text = read_prompt_text(reader)?,
                 "header" if wants.header => {
-                    let (config, tools) = read_header_fields(reader, wants.tools_marker)?;
+                    let (config, tools) = read_header_fields(reader)?;
                     data.config = config;
                     data.tools = tools;
                 }
@@ -428,12 +430,8 @@ fn read_text_block<'a>(reader: &mut Reader<'a>) -> Step<Option<Cow<'a, str>>> {
 }
 
 /// `data.header`'s `config` and `tools`, as their JSON text (anything but an object has neither).
-/// With `marker`, `sameToolsAsPrevious: true` stands for the previous header's tools.
-fn read_header_fields<'a>(
-    reader: &mut Reader<'a>,
-    marker: bool,
-) -> Step<(Option<&'a str>, ToolsText<'a>)> {
-    let (mut config, mut tools) = (None, ToolsText::Absent);
+fn read_header_fields<'a>(reader: &mut Reader<'a>) -> Step<(HeaderJson<'a>, HeaderJson<'a>)> {
+    let (mut config, mut tools) = (HeaderJson::Absent, HeaderJson::Absent);
     if reader.peek() != Some(b'{') {
         reader.skip_value()?;
         return Ok((config, tools));
@@ -441,13 +439,8 @@ fn read_header_fields<'a>(
     let mut object = reader.begin_object()?;
     while let Some(key) = reader.next_key(&mut object)? {
         match &*key {
-            "config" => config = Some(reader.raw_value()?),
-            "tools" => tools = ToolsText::Text(reader.raw_value()?),
-            "sameToolsAsPrevious" if marker => {
-                if Scalar::read(reader)? == Scalar::Bool(true) {
-                    tools = ToolsText::SameAsPrevious;
-                }
-            }
+            "config" => config = HeaderJson::Text(reader.raw_value()?),
+            "tools" => tools = HeaderJson::Text(reader.raw_value()?),
             _ => reader.skip_value()?,
         }
     }
@@ -515,12 +508,17 @@ fn event_kind(kind: TypeTag, data: RawData, interner: &mut JsonInterner) -> Even
             };
             let starts_series = data.starts_series == Scalar::Bool(true);
             let tools = match data.tools {
-                ToolsText::Absent => interner.tools(None),
-                ToolsText::Text(text) => interner.tools(Some(text)),
-                ToolsText::SameAsPrevious => interner.previous_tools(),
+                HeaderJson::Absent => interner.tools(None),
+                HeaderJson::Text(text) => interner.tools(Some(text)),
+                HeaderJson::SameAsPrevious => interner.previous_tools(),
+            };
+            let config = match data.config {
+                HeaderJson::Absent => None,
+                HeaderJson::Text(raw) => Some(interner.config(raw)),
+                HeaderJson::SameAsPrevious => interner.previous_config(),
             };
             EventKind::RequestHeader(Rc::new(RequestHeader {
-                config: data.config.map(|raw| interner.config(raw)),
+                config,
                 tools: tools.value,
                 tools_text: tools.text,
                 reason,

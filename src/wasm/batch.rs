@@ -1,20 +1,35 @@
-//! A batch of JS event objects as JSON text, reduced in JS to the members the rules read.
+//! A batch of JS event objects, taken apart in JS into a packed batch (numbers and UTF-8 text;
+//! the layout is documented in `parse::packed`) that crosses into wasm in two copies.
 //!
-//! Stringifying whole events costs more than everything else a load does: a typical session's
-//! tool results and assistant texts are most of its bytes, and every request header repeats the
-//! same tool list. So the batch is first copied, in JS, down to `seq`, `time`, `type`,
-//! `surfaceOp` and the `data` members the event's type uses; and a request header whose tools
-//! have the same JSON as the previous header's in the batch sends a marker instead of them (the
-//! reader then takes the previous tools; [`crate::parse`] accepts the marker only in this mode).
-//! Members the rules never read are never looked at: a cycle or a BigInt there is no error.
+//! Writing whole events as JSON text costs more than everything else a load does: a session's
+//! tool results and assistant texts are most of its bytes, every request header repeats the same
+//! tool list, and even the members the rules read cost far more to write and parse as JSON than
+//! as numbers. So JS reads only those members, and a request header whose config or tools have
+//! the same JSON as the previous header's in the batch sends a marker instead of them. An event
+//! with anything JS cannot take apart safely (a `toJSON`, a boxed value, an array where an object
+//! belongs, a non-finite seq) crosses as the JSON text of the members the rules read, and is
+//! read in Rust as JSON. Members the rules never read are never looked at: a cycle or a BigInt
+//! there is no error.
 
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(inline_js = r#"
 const MAX_COMPARE_DEPTH = 64;
+const encoder = new TextEncoder();
+const TYPE_TAGS = new Map([
+  ["system/message", 1], ["request/header", 2], ["turn/start", 3], ["turn/end", 4],
+  ["step/start", 5], ["step/end", 6],
+]);
+const OTHER_TYPE = 7;
+const REASONS = new Map([["initial", 1], ["resume", 2], ["change", 3], ["series", 4]]);
+// Slot values for `time`, `turn` and `step` that are not finite numbers.
+const JSON_NULL = NaN;
+const NOT_A_NUMBER = Infinity;
+// Thrown (never past this module) when an event must cross as JSON text.
+const AS_JSON = Symbol("as JSON");
 
 // Whether JSON.stringify(a) === JSON.stringify(b) is certain without writing either: the same
-// plain data, keys in the same order. "No" is always safe (the tools are then sent in full).
+// plain data, keys in the same order. "No" is always safe (the value is then sent in full).
 function sameJson(a, b, depth) {
   if (a === b) return typeof a !== "object" || a === null || typeof a.toJSON !== "function";
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
@@ -39,75 +54,237 @@ function isPlainRecord(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value) && typeof value.toJSON !== "function";
 }
 
-// The members of one event the rules read; `previous` holds the last header's tools.
-function slimEvent(event, previous) {
-  if (!isPlainRecord(event)) {
-    previous.has = false;
-    return event;
+// Values JSON.stringify leaves out of an object (and writes as null in an array).
+function isOmitted(value) {
+  return value === undefined || typeof value === "function" || typeof value === "symbol";
+}
+
+// Whether JSON writes `value` as a string, number, boolean or null, or leaves it out.
+function isSimple(value) {
+  return value === null || (typeof value !== "object" && typeof value !== "bigint");
+}
+
+// A `time`, `turn` or `step` slot (see parse::packed).
+function numberSlot(value) {
+  if (typeof value === "number") return Number.isFinite(value) ? value : JSON_NULL;
+  if (value === null) return JSON_NULL;
+  if (isSimple(value)) return NOT_A_NUMBER;
+  throw AS_JSON;
+}
+
+class Packer {
+  constructor(events) {
+    this.numbers = new Float64Array(events * 8 + 64);
+    this.count = 0;
+    this.bytes = new Uint8Array(1 << 16);
+    this.length = 0;
+    // Whether the previous header in the batch had config (tools), and its value.
+    this.hasConfig = false;
+    this.config = undefined;
+    this.hasTools = false;
+    this.tools = undefined;
   }
-  const type = event.type, data = event.data;
-  const slim = { seq: event.seq, time: event.time, type, surfaceOp: event.surfaceOp };
+
+  push(value) {
+    if (this.count === this.numbers.length) {
+      const numbers = new Float64Array(this.numbers.length * 2);
+      numbers.set(this.numbers);
+      this.numbers = numbers;
+    }
+    this.numbers[this.count++] = value;
+  }
+
+  // Appends `text` as UTF-8 (lone surrogates become U+FFFD) and returns its length in bytes.
+  write(text) {
+    const room = this.length + text.length * 3;
+    if (room > this.bytes.length) {
+      const bytes = new Uint8Array(Math.max(room, this.bytes.length * 2));
+      bytes.set(this.bytes.subarray(0, this.length));
+      this.bytes = bytes;
+    }
+    const { written } = encoder.encodeInto(text, this.bytes.subarray(this.length));
+    this.length += written;
+    return written;
+  }
+
+  text(text) {
+    this.push(this.write(text));
+  }
+
+  // A header's config or tools: absent, the previous header's, or its JSON text. Returns
+  // whether it is present.
+  json(value, hasPrevious, previous) {
+    if (!isOmitted(value) && hasPrevious && sameJson(value, previous, 0)) {
+      this.push(-2);
+      return true;
+    }
+    const text = isOmitted(value) ? undefined : JSON.stringify(value);
+    if (text === undefined) {
+      this.push(-1);
+      return false;
+    }
+    this.text(text);
+    return true;
+  }
+
+  event(event) {
+    const count = this.count, length = this.length;
+    try {
+      this.members(event);
+    } catch (error) {
+      if (error !== AS_JSON) throw error;
+      this.count = count;
+      this.length = length;
+      // The Rust side reads this one as JSON: the next header sends its config and tools.
+      this.hasConfig = this.hasTools = false;
+      this.push(0);
+      this.text(JSON.stringify(slimEvent(event)) ?? "null");
+    }
+  }
+
+  members(event) {
+    if (!isPlainRecord(event)) throw AS_JSON;
+    const { seq, time, type, surfaceOp, data } = event;
+    if (typeof seq !== "number" || !Number.isFinite(seq)) throw AS_JSON;
+    let tag = OTHER_TYPE;
+    if (typeof type === "string") tag = TYPE_TAGS.get(type) ?? OTHER_TYPE;
+    else if (!isSimple(type)) throw AS_JSON;
+    this.push(tag);
+    this.push(seq);
+    this.push(numberSlot(time));
+    if (surfaceOp === null || isOmitted(surfaceOp)) {
+      this.push(0); this.push(0); this.push(0);
+    } else if (surfaceOp === "append") {
+      this.push(1); this.push(0); this.push(0);
+    } else if (isPlainRecord(surfaceOp) && surfaceOp.op === "replace"
+        && typeof surfaceOp.startSeq === "number" && Number.isFinite(surfaceOp.startSeq)
+        && typeof surfaceOp.endSeq === "number" && Number.isFinite(surfaceOp.endSeq)) {
+      this.push(2); this.push(surfaceOp.startSeq); this.push(surfaceOp.endSeq);
+    } else {
+      throw AS_JSON;
+    }
+    const record = isPlainRecord(data);
+    if (!record && !isSimple(data)) throw AS_JSON;
+    this.push(record ? numberSlot(data.turn) : NOT_A_NUMBER);
+    this.push(record ? numberSlot(data.step) : NOT_A_NUMBER);
+    if (tag === 1) this.promptText(record ? data.message : undefined);
+    if (tag === 2) this.header(record ? data : undefined);
+  }
+
+  // Every `{type: "text", text}` block of `message.content`, joined.
+  promptText(message) {
+    const start = this.length;
+    if (isPlainRecord(message)) {
+      const content = message.content;
+      if (Array.isArray(content) && typeof content.toJSON !== "function") {
+        for (let i = 0; i < content.length; i++) {
+          const block = content[i];
+          if (isSimple(block)) continue;
+          if (!isPlainRecord(block)) throw AS_JSON;
+          const { type, text } = block;
+          if (type === "text" && typeof text === "string") this.write(text);
+          else if (!isSimple(type) || !isSimple(text)) throw AS_JSON;
+        }
+      } else if (!isSimple(content)) {
+        throw AS_JSON;
+      }
+    } else if (!isSimple(message)) {
+      throw AS_JSON;
+    }
+    this.push(this.length - start);
+  }
+
+  header(data) {
+    let reason = 0, startsSeries = false, header;
+    if (data !== undefined) {
+      if (typeof data.reason === "string") reason = REASONS.get(data.reason) ?? 0;
+      else if (!isSimple(data.reason)) throw AS_JSON;
+      if (!isSimple(data.startsSeries)) throw AS_JSON;
+      startsSeries = data.startsSeries === true;
+      header = data.header;
+    }
+    let config, tools;
+    if (isPlainRecord(header)) ({ config, tools } = header);
+    else if (!isSimple(header)) throw AS_JSON;
+    this.push(reason);
+    this.push(startsSeries ? 1 : 0);
+    this.hasConfig = this.json(config, this.hasConfig, this.config);
+    this.config = config;
+    this.hasTools = this.json(tools, this.hasTools, this.tools);
+    this.tools = tools;
+  }
+}
+
+// The members of one event the rules read, for JSON.stringify.
+function slimEvent(event) {
+  if (!isPlainRecord(event)) return event;
+  const data = event.data;
+  // The type as JSON writes it (a boxed string or a toJSON may stand for a known type).
+  const type = isSimple(event.type) ? event.type : JSON.parse(JSON.stringify(event.type) ?? "null");
+  let surfaceOp = event.surfaceOp;
+  if (isPlainRecord(surfaceOp)) surfaceOp = { op: surfaceOp.op, startSeq: surfaceOp.startSeq, endSeq: surfaceOp.endSeq };
+  const slim = { seq: event.seq, time: event.time, type, surfaceOp };
   if (!isPlainRecord(data)) {
-    previous.has = false;
     slim.data = data;
     return slim;
   }
   const kept = { turn: data.turn, step: data.step };
-  if (type === "system/message" || type === undefined) kept.message = data.message;
-  if (type === "request/header" || type === undefined) {
+  if (type === "system/message") kept.message = slimMessage(data.message);
+  if (type === "request/header") {
     kept.reason = data.reason;
     kept.startsSeries = data.startsSeries;
     const header = data.header;
-    if (type === "request/header" && isPlainRecord(header)) {
-      const tools = header.tools;
-      kept.header = previous.has && sameJson(tools, previous.tools, 0)
-        ? { config: header.config, sameToolsAsPrevious: true }
-        : { config: header.config, tools };
-      previous.has = true;
-      previous.tools = tools;
-    } else {
-      // The reader may take tools from this one (a header without a type, or one JSON writes
-      // through toJSON): the next header sends its tools in full.
-      previous.has = false;
-      kept.header = header;
-    }
+    kept.header = isPlainRecord(header) ? { config: header.config, tools: header.tools } : header;
   }
   slim.data = kept;
   return slim;
 }
 
-// JSON text of the reduced batch, or the index of the first event that cannot be read (a
-// getter that throws) or written (a BigInt, a cycle).
-export function promptfoldBatchText(events) {
-  const previous = { has: false, tools: undefined };
-  const slim = new Array(events.length);
+function slimMessage(message) {
+  if (!isPlainRecord(message)) return message;
+  const content = message.content;
+  if (!Array.isArray(content) || typeof content.toJSON === "function") return { content };
+  return {
+    content: Array.from(content, (block) => isPlainRecord(block) ? { type: block.type, text: block.text } : block),
+  };
+}
+
+// The packed batch [numbers, UTF-8 bytes], or the index of the first event that cannot be read
+// (a getter that throws) or written as JSON (a BigInt, a cycle).
+export function promptfoldPackBatch(events) {
+  const packer = new Packer(events.length);
   let i = 0;
   try {
-    for (; i < events.length; i++) slim[i] = slimEvent(events[i], previous);
+    for (; i < events.length; i++) packer.event(events[i]);
   } catch {
     return i;
   }
-  try {
-    return JSON.stringify(slim);
-  } catch {
-    for (let i = 0; i < slim.length; i++) {
-      try { JSON.stringify(slim[i]); } catch { return i; }
-    }
-    return 0;
-  }
+  return [packer.numbers.subarray(0, packer.count), packer.bytes.subarray(0, packer.length)];
 }
 "#)]
 extern "C" {
-    #[wasm_bindgen(js_name = promptfoldBatchText, catch)]
-    fn batch_text(events: &js_sys::Array) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = promptfoldPackBatch, catch)]
+    fn pack_batch(events: &js_sys::Array) -> Result<JsValue, JsValue>;
 }
 
-/// The reduced batch as JSON text (`Ok`), or the index of the first event that JS cannot read
-/// or `JSON.stringify` cannot write (`Err`).
-pub(crate) fn reduced_batch_text(events: &js_sys::Array) -> Result<String, usize> {
-    let result = batch_text(events).unwrap_or(JsValue::UNDEFINED);
-    match result.as_string() {
-        Some(text) => Ok(text),
-        None => Err(result.as_f64().map_or(0, |index| index as usize)),
-    }
+/// A packed batch copied into wasm memory (see `parse::packed`).
+pub(crate) struct PackedEvents {
+    /// The records.
+    pub numbers: Vec<f64>,
+    /// The texts the records take.
+    pub text: String,
+}
+
+/// The events of `events` as a packed batch (`Ok`), or the index of the first event that JS
+/// cannot read or `JSON.stringify` cannot write (`Err`).
+pub(crate) fn packed_events(events: &js_sys::Array) -> Result<PackedEvents, usize> {
+    let result = pack_batch(events).unwrap_or(JsValue::UNDEFINED);
+    let Some(parts) = result.dyn_ref::<js_sys::Array>() else {
+        return Err(result.as_f64().map_or(0, |index| index as usize));
+    };
+    let numbers = js_sys::Float64Array::from(parts.get(0)).to_vec();
+    let bytes = js_sys::Uint8Array::from(parts.get(1)).to_vec();
+    // encodeInto writes UTF-8; an engine that did not would make every text empty.
+    let text = String::from_utf8(bytes).unwrap_or_default();
+    Ok(PackedEvents { numbers, text })
 }

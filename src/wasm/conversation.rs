@@ -4,13 +4,14 @@ use std::rc::Weak;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{array_text, seq_from_js, text_from_js, to_js};
+use super::batch::PackedEvents;
+use super::convert::{packed_array, seq_from_js, text_from_js, to_js};
 use super::error::throw;
 use super::state::JsSystemPromptState;
-use crate::conversation::Conversation;
+use crate::conversation::{BatchSource, Conversation};
 use crate::error::Error;
 use crate::fold::SystemPromptState;
-use crate::views::ConversationChange;
+use crate::parse::packed::PackedBatch;
 
 /// A window of a session log: load the newest page, append live events, prepend older pages.
 /// Every call returns a `ConversationChange`; a call that throws leaves the window unchanged.
@@ -64,49 +65,92 @@ impl StateHandles {
     }
 }
 
-/// Grows the wasm memory in one step before a batch of `text_len` bytes is parsed. Grown page by
-/// page instead, the memory changes size hundreds of times, and the JS engine may run a full
-/// garbage collection at each change: measured, a first load of 100,000 events went from about a
-/// second to a minute when the page held a large heap. The block goes back to the allocator at
-/// once, which keeps it for the parse. Half the text's size covers what a parse keeps (most of a
-/// log's bytes are payloads the reader skips); twice the size, as before, tripled the memory a
-/// first load of 70 MB grew (212 MB against 118 MB) and was slower (1.27 s against 0.93 s).
-fn reserve_for(text_len: usize) {
+/// Grows the wasm memory in one step before a batch is read: `bytes` is what the batch takes in
+/// wasm memory. Grown page by page instead, the memory changes size hundreds of times, and the
+/// JS engine may run a full garbage collection at each change: measured, a first load of
+/// 100,000 events went from about a second to a minute when the page held a large heap. The
+/// block goes back to the allocator at once, which keeps it for the read. Half a JSON batch's
+/// size covers what a read keeps (most of a log's bytes are payloads the reader skips); twice
+/// the size, as before, tripled the memory a first load of 70 MB grew (212 MB against 118 MB)
+/// and was slower (1.27 s against 0.93 s).
+fn reserve_for(bytes: usize) {
     let mut block: Vec<u8> = Vec::new();
-    if block.try_reserve_exact(text_len / 2).is_ok() {
+    if block.try_reserve_exact(bytes / 2).is_ok() {
         std::hint::black_box(&mut block);
     }
 }
 
-/// What a batch's JSON text came from.
-enum Input {
-    /// JS event objects, reduced by `wasm::batch` (may carry its tools marker).
-    ReducedObjects,
-    /// Text from the caller.
-    Text,
+/// A batch copied into wasm memory.
+enum Batch {
+    /// JSON text from the caller.
+    Json(String),
+    /// JS event objects, packed by `wasm::batch`.
+    Packed(PackedEvents),
+}
+
+impl Batch {
+    /// JSON text (a string or UTF-8 bytes).
+    fn json(text: &JsValue) -> Result<Batch, Error> {
+        text_from_js(text).map(Batch::Json)
+    }
+
+    /// An array of JS event objects.
+    fn objects(events: &JsValue) -> Result<Batch, Error> {
+        packed_array(events).map(Batch::Packed)
+    }
+
+    fn source(&self) -> BatchSource<'_> {
+        match self {
+            Batch::Json(text) => BatchSource::Json(text),
+            Batch::Packed(packed) => BatchSource::Packed(PackedBatch {
+                numbers: &packed.numbers,
+                text: &packed.text,
+            }),
+        }
+    }
+
+    /// About what reading the batch will take in memory (see [`reserve_for`]).
+    fn read_size(&self) -> usize {
+        match self {
+            Batch::Json(text) => text.len(),
+            // Each event is about one record of eight numbers.
+            Batch::Packed(packed) => packed
+                .numbers
+                .len()
+                .saturating_mul(32)
+                .saturating_add(packed.text.len()),
+        }
+    }
+}
+
+/// What a call does with its batch.
+#[derive(Clone, Copy, PartialEq)]
+enum Call {
+    Load,
+    Append,
+    Prepend,
 }
 
 impl JsConversation {
-    /// Applies a batch given as JSON text: grows memory for it, runs `call`, and returns the
-    /// change report as a JS value (or throws the batch's error). `input`: whether the text is a
-    /// reduced batch made from JS objects by `wasm::batch`. `moves_states`: the call may move the
-    /// window's states (a load or a prepend), so the cached handles are forgotten when it
-    /// succeeds.
+    /// Reads `batch` and applies it as `call`, returning the change report as a JS value (or
+    /// throwing the batch's error). A load or a prepend moves the window's states, so the cached
+    /// handles are forgotten when it succeeds.
     fn apply(
         &mut self,
-        text: Result<String, Error>,
-        input: Input,
-        moves_states: bool,
-        call: impl FnOnce(&mut Conversation, &str) -> Result<ConversationChange, Error>,
+        batch: Result<Batch, Error>,
+        call: Call,
+        has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        let text = throw(text)?;
-        reserve_for(text.len());
-        self.inner
-            .read_reduced_batches(matches!(input, Input::ReducedObjects));
-        let change = call(&mut self.inner, &text);
-        self.inner.read_reduced_batches(false);
-        let change = throw(change)?;
-        if moves_states {
+        let batch = throw(batch)?;
+        reserve_for(batch.read_size());
+        let events = throw(self.inner.read_batch(batch.source(), call == Call::Load))?;
+        drop(batch);
+        let change = throw(match call {
+            Call::Load => self.inner.load(events, has_more),
+            Call::Append => self.inner.append(events),
+            Call::Prepend => self.inner.prepend(events, has_more),
+        })?;
+        if call != Call::Append {
             self.handles.clear();
         }
         to_js(&change)
@@ -131,12 +175,7 @@ impl JsConversation {
         #[wasm_bindgen(unchecked_param_type = "SessionEvent[]")] events: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        self.apply(
-            array_text(&events),
-            Input::ReducedObjects,
-            true,
-            |window, text| window.load_json(text, has_more),
-        )
+        self.apply(Batch::objects(&events), Call::Load, has_more)
     }
 
     /// Appends live events after the last loaded one.
@@ -145,12 +184,7 @@ impl JsConversation {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "SessionEvent[]")] events: JsValue,
     ) -> Result<JsValue, JsValue> {
-        self.apply(
-            array_text(&events),
-            Input::ReducedObjects,
-            false,
-            Conversation::append_json,
-        )
+        self.apply(Batch::objects(&events), Call::Append, false)
     }
 
     /// Prepends an older page ("load earlier"); every seq must be below `windowStart`.
@@ -160,12 +194,7 @@ impl JsConversation {
         #[wasm_bindgen(unchecked_param_type = "SessionEvent[]")] events: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        self.apply(
-            array_text(&events),
-            Input::ReducedObjects,
-            true,
-            |window, text| window.prepend_json(text, has_more),
-        )
+        self.apply(Batch::objects(&events), Call::Prepend, has_more)
     }
 
     /// `load` from JSON text (a JSON array of events, or JSON lines), as a string or UTF-8 bytes.
@@ -175,9 +204,7 @@ impl JsConversation {
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        self.apply(text_from_js(&text), Input::Text, true, |window, text| {
-            window.load_json(text, has_more)
-        })
+        self.apply(Batch::json(&text), Call::Load, has_more)
     }
 
     /// `append` from JSON text (a JSON array of events, or JSON lines), as a string or UTF-8 bytes.
@@ -186,12 +213,7 @@ impl JsConversation {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
     ) -> Result<JsValue, JsValue> {
-        self.apply(
-            text_from_js(&text),
-            Input::Text,
-            false,
-            Conversation::append_json,
-        )
+        self.apply(Batch::json(&text), Call::Append, false)
     }
 
     /// `prepend` from JSON text (a JSON array of events, or JSON lines), as a string or UTF-8
@@ -202,9 +224,7 @@ impl JsConversation {
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
-        self.apply(text_from_js(&text), Input::Text, true, |window, text| {
-            window.prepend_json(text, has_more)
-        })
+        self.apply(Batch::json(&text), Call::Prepend, has_more)
     }
 
     /// The fold state in force at `seq` (after every loaded relevant event with seq <= `seq`),

@@ -8,8 +8,11 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
 use crate::event::{Seq, SessionEvent};
+use crate::intern::JsonInterner;
 use crate::json::JsonValue;
-use crate::parse::parse_events;
+use crate::parse::packed::{read_packed, PackedBatch};
+
+use super::batch::PackedEvents;
 
 /// Converts a Rust value to a plain JS value: maps become plain objects, absent members
 /// `undefined`, integers JS numbers.
@@ -30,15 +33,14 @@ fn serialize<T: Serialize + ?Sized>(value: &T, missing_as_null: bool) -> Result<
         .map_err(|err| JsValue::from(js_sys::Error::new(&err.to_string())))
 }
 
-/// A batch of events given as a JS array, as the JSON text of what the rules read of it (see
-/// `wasm::batch`).
-pub(crate) fn array_text(value: &JsValue) -> Result<String, Error> {
+/// A batch of events given as a JS array, packed (see `wasm::batch`).
+pub(crate) fn packed_array(value: &JsValue) -> Result<PackedEvents, Error> {
     let Some(array) = value.dyn_ref::<js_sys::Array>() else {
         return Err(Error::NotAnArray {
             found: js_type_name(value),
         });
     };
-    super::batch::reduced_batch_text(array).map_err(|index| Error::UnsupportedValue {
+    super::batch::packed_events(array).map_err(|index| Error::UnsupportedValue {
         index,
         message: "JSON.stringify cannot write it (a BigInt or a cycle?)".to_owned(),
     })
@@ -46,14 +48,20 @@ pub(crate) fn array_text(value: &JsValue) -> Result<String, Error> {
 
 /// Reads a batch of events from a JS array.
 pub(crate) fn events_from_js(value: &JsValue) -> Result<Vec<SessionEvent>, Error> {
-    parse_events(&array_text(value)?)
+    let packed = packed_array(value)?;
+    let batch = PackedBatch {
+        numbers: &packed.numbers,
+        text: &packed.text,
+    };
+    read_packed(batch, &mut JsonInterner::default())
 }
 
 /// JSON text given as a string or as UTF-8 bytes (`Uint8Array`, e.g. from
 /// `fetch(...).arrayBuffer()` or `fs.readFileSync`).
 pub(crate) fn text_from_js(value: &JsValue) -> Result<String, Error> {
-    if let Some(text) = value.as_string() {
-        return Ok(text);
+    if let Some(text) = value.dyn_ref::<js_sys::JsString>() {
+        return super::text::string_from_js(text)
+            .ok_or_else(|| invalid("text", "the engine's TextEncoder gave no UTF-8"));
     }
     if let Some(bytes) = value.dyn_ref::<js_sys::Uint8Array>() {
         return String::from_utf8(bytes.to_vec()).map_err(|err| {

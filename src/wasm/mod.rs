@@ -6,6 +6,7 @@ mod conversation;
 mod convert;
 mod error;
 mod state;
+mod text;
 
 pub use conversation::JsConversation;
 pub use state::{inspect_request_prompt_js, inspect_system_prompt_js, JsSystemPromptState};

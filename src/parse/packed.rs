@@ -1,0 +1,265 @@
+//! Reading a packed batch: events the wasm build's JS side (`wasm::batch`) has already taken
+//! apart, as numbers plus UTF-8 text, so that JS objects cross into wasm without `JSON.stringify`
+//! of every event and without a JSON parse here. An event JS cannot take apart safely crosses as
+//! the JSON text of what the rules read of it, and is read like any event of a JSON batch. Either
+//! way the event is validated by the same code as an event of JSON text.
+//!
+//! Layout, one record per event in batch order. `numbers` holds the records; each length in
+//! them takes that many bytes of `text`, in order.
+//!
+//! - `[0, n]`: the event as JSON text of `n` bytes.
+//! - `[tag, seq, time, op, start, end, turn, step, ...]`: the event's members. `tag`: 1
+//!   `system/message`, 2 `request/header`, 3 `turn/start`, 4 `turn/end`, 5 `step/start`, 6
+//!   `step/end`, 7 any other. `seq` is a finite number. `op`: 0 none, 1 append, 2 replace from
+//!   `start` to `end` (finite numbers). `time`, `turn`, `step`: a finite number, NaN for what
+//!   JSON writes as `null`, +Infinity for absent or not a number. Then, for a system message,
+//!   `n`: its text (every text block, joined). For a request header, `reason` (0 other, 1
+//!   initial, 2 resume, 3 change, 4 series), `startsSeries` (1 when `true`), then `config` and
+//!   `tools`: -1 absent, -2 the same JSON as the previous header's in the batch, `n` its JSON
+//!   text.
+
+use std::borrow::Cow;
+
+use super::{Batch, HeaderJson, RawData, RawEvent, RawObject, RawSurfaceOp, Scalar, TypeTag};
+use crate::error::Error;
+use crate::event::SessionEvent;
+use crate::intern::JsonInterner;
+use crate::json::malformed;
+use crate::json::reader::Reader;
+
+/// A packed batch (see the module documentation).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PackedBatch<'a> {
+    /// The records.
+    pub numbers: &'a [f64],
+    /// The texts the records take, one after the other.
+    pub text: &'a str,
+}
+
+/// Reads and validates the events of `batch`, sharing repeated config and tools values through
+/// `interner`. Returns them in batch order, or the first invalid event's error; a batch that does
+/// not follow the layout is an [`Error::InvalidArgument`].
+pub(crate) fn read_packed(
+    batch: PackedBatch<'_>,
+    interner: &mut JsonInterner,
+) -> Result<Vec<SessionEvent>, Error> {
+    let mut cursor = Cursor {
+        numbers: batch.numbers.iter(),
+        text: batch.text,
+    };
+    let mut events = Batch::default();
+    while events.first_error.is_none() {
+        let Some(tag) = cursor.numbers.next() else {
+            break;
+        };
+        let raw = match *tag {
+            0.0 => {
+                let json = cursor.text()?;
+                let mut reader = Reader::new(json);
+                RawEvent::read(&mut reader)
+                    .and_then(|raw| reader.finish().map(|()| raw))
+                    .map_err(|err| malformed(json, &err, 0))?
+            }
+            tag => cursor.event(tag)?,
+        };
+        events.accept(raw, interner);
+    }
+    events.finish()
+}
+
+/// A packed batch being read.
+struct Cursor<'a> {
+    numbers: std::slice::Iter<'a, f64>,
+    text: &'a str,
+}
+
+impl<'a> Cursor<'a> {
+    fn number(&mut self) -> Result<f64, Error> {
+        self.numbers.next().copied().ok_or_else(not_packed)
+    }
+
+    /// The next text: its length in bytes is the next number.
+    fn text(&mut self) -> Result<&'a str, Error> {
+        let length = self.number()?;
+        if !(length >= 0.0 && length <= self.text.len() as f64) {
+            return Err(not_packed());
+        }
+        let (text, rest) = self
+            .text
+            .split_at_checked(length as usize)
+            .ok_or_else(not_packed)?;
+        self.text = rest;
+        Ok(text)
+    }
+
+    /// A text or one of the two markers of a header's `config` and `tools`.
+    fn header_json(&mut self) -> Result<HeaderJson<'a>, Error> {
+        match self.numbers.as_slice().first() {
+            Some(-1.0) => {
+                self.numbers.next();
+                Ok(HeaderJson::Absent)
+            }
+            Some(-2.0) => {
+                self.numbers.next();
+                Ok(HeaderJson::SameAsPrevious)
+            }
+            _ => self.text().map(HeaderJson::Text),
+        }
+    }
+
+    /// The rest of a record whose tag is `tag`.
+    fn event(&mut self, tag: f64) -> Result<RawEvent<'a>, Error> {
+        let kind = match tag {
+            1.0 => TypeTag::SystemMessage,
+            2.0 => TypeTag::RequestHeader,
+            3.0 => TypeTag::TurnStart,
+            4.0 => TypeTag::TurnEnd,
+            5.0 => TypeTag::StepStart,
+            6.0 => TypeTag::StepEnd,
+            7.0 => TypeTag::Other,
+            _ => return Err(not_packed()),
+        };
+        let seq = Scalar::Number(self.number()?);
+        let time = scalar(self.number()?);
+        let (op, start, end) = (self.number()?, self.number()?, self.number()?);
+        let surface_op = match op {
+            0.0 => RawSurfaceOp::Absent,
+            1.0 => RawSurfaceOp::Text(Cow::Borrowed("append")),
+            2.0 => RawSurfaceOp::Map {
+                op: Scalar::Text(Cow::Borrowed("replace")),
+                start: Scalar::Number(start),
+                end: Scalar::Number(end),
+            },
+            _ => return Err(not_packed()),
+        };
+        let mut data = RawData {
+            turn: scalar(self.number()?),
+            step: scalar(self.number()?),
+            ..RawData::default()
+        };
+        match kind {
+            TypeTag::SystemMessage => data.text = Some(self.text()?.to_owned()),
+            TypeTag::RequestHeader => {
+                data.reason = match self.number()? {
+                    1.0 => Scalar::Text(Cow::Borrowed("initial")),
+                    2.0 => Scalar::Text(Cow::Borrowed("resume")),
+                    3.0 => Scalar::Text(Cow::Borrowed("change")),
+                    4.0 => Scalar::Text(Cow::Borrowed("series")),
+                    _ => Scalar::Absent,
+                };
+                data.starts_series = Scalar::Bool(self.number()? == 1.0);
+                data.config = self.header_json()?;
+                data.tools = self.header_json()?;
+            }
+            _ => {}
+        }
+        Ok(RawEvent::Object(Box::new(RawObject {
+            seq,
+            time,
+            kind,
+            surface_op,
+            data,
+        })))
+    }
+}
+
+/// A `time`, `turn` or `step` slot as the value JSON text would have given.
+fn scalar(value: f64) -> Scalar<'static> {
+    if value.is_finite() {
+        Scalar::Number(value)
+    } else if value.is_nan() {
+        Scalar::Null
+    } else {
+        Scalar::Absent
+    }
+}
+
+fn not_packed() -> Error {
+    Error::InvalidArgument {
+        argument: "events".to_owned(),
+        message: "the packed batch does not follow its layout".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{EventKind, SurfaceOp, TurnField};
+
+    fn read(numbers: &[f64], text: &str) -> Result<Vec<SessionEvent>, Error> {
+        read_packed(PackedBatch { numbers, text }, &mut JsonInterner::default())
+    }
+
+    #[test]
+    fn reads_records_and_json_events_alike() {
+        let json = r#"{"seq":3,"type":"turn/start","data":{"turn":null}}"#;
+        let numbers = [
+            1.0,
+            1.0,
+            5.0,
+            1.0,
+            0.0,
+            0.0,
+            2.0,
+            f64::INFINITY,
+            2.0,
+            2.0,
+            2.0,
+            f64::NAN,
+            2.0,
+            1.0,
+            0.0,
+            1.0,
+            0.0,
+            3.0,
+            1.0,
+            7.0,
+            -2.0,
+            0.0,
+            json.len() as f64,
+        ];
+        let text = format!("Hi{{\"m\":1}}{json}");
+        let events = read(&numbers, &text).unwrap();
+        assert_eq!(events.len(), 3);
+        assert_eq!(events[0].system_text().map(|t| &**t), Some("Hi"));
+        assert_eq!(events[0].turn, TurnField::Turn(2));
+        assert_eq!(events[0].step, None);
+        assert_eq!(events[1].time, 0.0);
+        assert_eq!(
+            events[1].surface_op,
+            Some(SurfaceOp::Replace { start: 1, end: 0 })
+        );
+        let header = events[1].header().unwrap();
+        assert_eq!(&*header.tools_text, "[]");
+        assert!(header.config.is_some());
+        assert_eq!(events[2].kind, EventKind::TurnStart);
+        assert_eq!(events[2].turn, TurnField::Null);
+    }
+
+    #[test]
+    fn validates_like_json_text() {
+        let err = read(&[7.0, 1.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], "").unwrap_err();
+        assert_eq!(
+            err,
+            Error::InvalidSeq {
+                index: 0,
+                found: "the number 1.5".to_owned()
+            }
+        );
+    }
+
+    #[test]
+    fn a_batch_off_its_layout_is_an_error() {
+        for (numbers, text) in [
+            (&[9.0][..], ""),
+            (&[1.0, 1.0][..], ""),
+            (&[1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0][..], "abc"),
+            (&[0.0, -1.0][..], ""),
+            (&[7.0, 1.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0][..], ""),
+            (&[0.0, 1.0][..], "é"),
+            (&[0.0, 3.0][..], "{]}"),
+        ] {
+            assert!(read(numbers, text).is_err(), "{numbers:?}");
+        }
+    }
+}
