@@ -366,10 +366,13 @@ impl ChatBuilder {
     }
 }
 
-/// Sorts cards into chat order (anchor, request before system, seq). Keys are unique, so an
-/// unstable sort gives the one order.
-pub fn sort_cards(cards: &mut [ChatCard]) {
-    cards.sort_unstable_by_key(ChatCard::order);
+/// Sorts cards into chat order (anchor, request before system, seq). Keys are unique, so there
+/// is one order.
+pub fn sort_cards(cards: &mut Vec<ChatCard>) {
+    crate::sort::sort_by_key(cards, |card| {
+        let (anchor, source, seq) = card.order();
+        (anchor, i64::from(source == CardSource::System), seq)
+    });
 }
 
 /// The anchor rule of an initial card: by step when the event is in a step, else its own seq.

@@ -8,20 +8,9 @@ use crate::error::Error;
 use crate::event::{Seq, SessionEvent};
 use crate::fold::SystemPromptState;
 use crate::intern::JsonInterner;
-#[cfg(target_arch = "wasm32")]
-use crate::parse::packed::{read_packed, PackedBatch};
 use crate::parse::parse_events_with;
 use crate::request::RequestPromptInspection;
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
-
-/// A batch of events as the wasm build receives it.
-#[cfg(target_arch = "wasm32")]
-pub(crate) enum BatchSource<'a> {
-    /// JSON text: a JSON array of events, or JSON lines.
-    Json(&'a str),
-    /// JS objects taken apart in JS (see [`crate::parse::packed`]).
-    Packed(PackedBatch<'a>),
-}
 
 /// A window of a session log: the newest page first, live events at the tail, older pages
 /// prepended on demand. Every output equals a fresh load of the same events (D1), and the fold
@@ -114,21 +103,14 @@ impl Conversation {
         self.load(window, has_more)
     }
 
-    /// Reads a batch with this window's shared values; `new_session`: the batch is to replace
-    /// the window, so the values of the old one are dropped.
+    /// The shared config and tools values to read a batch with; `new_session`: the batch is to
+    /// replace the window, so the values of the old one are dropped first.
     #[cfg(target_arch = "wasm32")]
-    pub(crate) fn read_batch(
-        &mut self,
-        source: BatchSource<'_>,
-        new_session: bool,
-    ) -> Result<Vec<SessionEvent>, Error> {
+    pub(crate) fn batch_interner(&mut self, new_session: bool) -> &mut JsonInterner {
         if new_session {
             self.interner.forget();
         }
-        match source {
-            BatchSource::Json(text) => parse_events_with(text, &mut self.interner),
-            BatchSource::Packed(batch) => read_packed(batch, &mut self.interner),
-        }
+        &mut self.interner
     }
 
     /// [`Conversation::load`] from JSON text (a JSON array or JSON lines).

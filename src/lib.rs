@@ -63,6 +63,7 @@ mod parse;
 mod plain;
 mod request;
 mod shared;
+mod sort;
 mod trajectory;
 mod views;
 

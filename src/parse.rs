@@ -17,6 +17,8 @@ use crate::json::{malformed, JsonValue};
 // Only the wasm build receives packed batches; native builds test the reader.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub(crate) mod packed;
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) mod stream;
 
 /// Parses a batch of events from JSON text: a JSON array of event objects, or JSON lines (one
 /// event object per line; blank lines are skipped). Whitespace-only text is an empty batch.

@@ -357,7 +357,7 @@ impl TrajectoryBuilder {
             .iter()
             .filter_map(|fact| fact.change.as_ref().map(|change| change.seq))
             .collect();
-        reported.sort_unstable();
+        crate::sort::sort_by_key(&mut reported, |seq| (*seq, 0, 0));
         let system_prompts = self
             .known_prompts
             .iter()

@@ -288,7 +288,7 @@ impl History {
                 })
             })
             .collect();
-        nodes.sort_unstable_by_key(|node| (node.position, node.node.seq));
+        crate::sort::sort_by_key(&mut nodes, |node| (node.position, node.node.seq, 0));
         nodes
     }
 
@@ -299,7 +299,7 @@ impl History {
             .filter(|entry| entry.node.is_none())
             .map(|entry| (entry.seq, entry.position))
             .collect();
-        replacements.sort_unstable();
+        crate::sort::sort_by_key(&mut replacements, |(seq, position)| (*seq, *position, 0));
         replacements
     }
 }

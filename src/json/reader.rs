@@ -27,6 +27,14 @@ pub(crate) struct Container {
     started: bool,
 }
 
+impl Container {
+    /// An array or object taken up again after a reader stopped inside it (see
+    /// [`Reader::resume`]), `started` telling whether its first item was read.
+    pub fn resumed(started: bool) -> Container {
+        Container { started }
+    }
+}
+
 /// A cursor over JSON text.
 pub(crate) struct Reader<'a> {
     text: &'a str,
@@ -56,6 +64,17 @@ impl<'a> Reader<'a> {
             pos: 0,
             depth: 0,
         }
+    }
+
+    /// A reader at byte `pos` of `text`, inside `depth` arrays and objects: continues the work
+    /// of a reader that stopped there, over text that starts the same way.
+    pub fn resume(text: &'a str, pos: usize, depth: usize) -> Reader<'a> {
+        Reader { text, pos, depth }
+    }
+
+    /// The byte offset of the cursor.
+    pub fn position(&self) -> usize {
+        self.pos
     }
 
     #[inline]

@@ -5,13 +5,17 @@ use std::rc::Weak;
 use wasm_bindgen::prelude::*;
 
 use super::batch::PackedEvents;
-use super::convert::{packed_array, seq_from_js, text_from_js, to_js};
+use super::convert::{packed_array, seq_from_js, text_from_bytes, to_js};
 use super::error::throw;
 use super::state::JsSystemPromptState;
-use crate::conversation::{BatchSource, Conversation};
+use super::text::read_string_batch;
+use crate::conversation::Conversation;
 use crate::error::Error;
+use crate::event::SessionEvent;
 use crate::fold::SystemPromptState;
-use crate::parse::packed::PackedBatch;
+use crate::intern::JsonInterner;
+use crate::parse::packed::{read_packed, PackedBatch};
+use crate::parse::parse_events_with;
 
 /// A window of a session log: load the newest page, append live events, prepend older pages.
 /// Every call returns a `ConversationChange`; a call that throws leaves the window unchanged.
@@ -80,10 +84,12 @@ fn reserve_for(bytes: usize) {
     }
 }
 
-/// A batch copied into wasm memory.
+/// A batch as it crosses into wasm.
 enum Batch {
-    /// JSON text from the caller.
-    Json(String),
+    /// JSON text given as a string: read in pieces (see `wasm::text`).
+    String(js_sys::JsString),
+    /// JSON text given as UTF-8 bytes, copied whole.
+    Bytes(String),
     /// JS event objects, packed by `wasm::batch`.
     Packed(PackedEvents),
 }
@@ -91,7 +97,10 @@ enum Batch {
 impl Batch {
     /// JSON text (a string or UTF-8 bytes).
     fn json(text: &JsValue) -> Result<Batch, Error> {
-        text_from_js(text).map(Batch::Json)
+        match text.dyn_ref::<js_sys::JsString>() {
+            Some(text) => Ok(Batch::String(text.clone())),
+            None => text_from_bytes(text).map(Batch::Bytes),
+        }
     }
 
     /// An array of JS event objects.
@@ -99,26 +108,32 @@ impl Batch {
         packed_array(events).map(Batch::Packed)
     }
 
-    fn source(&self) -> BatchSource<'_> {
-        match self {
-            Batch::Json(text) => BatchSource::Json(text),
-            Batch::Packed(packed) => BatchSource::Packed(PackedBatch {
-                numbers: &packed.numbers,
-                text: &packed.text,
-            }),
-        }
-    }
-
     /// About what reading the batch will take in memory (see [`reserve_for`]).
     fn read_size(&self) -> usize {
         match self {
-            Batch::Json(text) => text.len(),
+            Batch::String(text) => text.length() as usize,
+            Batch::Bytes(text) => text.len(),
             // Each event is about one record of eight numbers.
             Batch::Packed(packed) => packed
                 .numbers
                 .len()
                 .saturating_mul(32)
                 .saturating_add(packed.text.len()),
+        }
+    }
+
+    /// The batch's events, read with the shared values of `interner`.
+    fn read(&self, interner: &mut JsonInterner) -> Result<Vec<SessionEvent>, Error> {
+        match self {
+            Batch::String(text) => read_string_batch(text, interner),
+            Batch::Bytes(text) => parse_events_with(text, interner),
+            Batch::Packed(packed) => {
+                let batch = PackedBatch {
+                    numbers: &packed.numbers,
+                    text: &packed.text,
+                };
+                read_packed(batch, interner)
+            }
         }
     }
 }
@@ -143,7 +158,7 @@ impl JsConversation {
     ) -> Result<JsValue, JsValue> {
         let batch = throw(batch)?;
         reserve_for(batch.read_size());
-        let events = throw(self.inner.read_batch(batch.source(), call == Call::Load))?;
+        let events = throw(batch.read(self.inner.batch_interner(call == Call::Load)))?;
         drop(batch);
         let change = throw(match call {
             Call::Load => self.inner.load(events, has_more),

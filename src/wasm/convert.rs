@@ -56,13 +56,9 @@ pub(crate) fn events_from_js(value: &JsValue) -> Result<Vec<SessionEvent>, Error
     read_packed(batch, &mut JsonInterner::default())
 }
 
-/// JSON text given as a string or as UTF-8 bytes (`Uint8Array`, e.g. from
-/// `fetch(...).arrayBuffer()` or `fs.readFileSync`).
-pub(crate) fn text_from_js(value: &JsValue) -> Result<String, Error> {
-    if let Some(text) = value.dyn_ref::<js_sys::JsString>() {
-        return super::text::string_from_js(text)
-            .ok_or_else(|| invalid("text", "the engine's TextEncoder gave no UTF-8"));
-    }
+/// JSON text given as UTF-8 bytes (`Uint8Array`, e.g. from `fetch(...).arrayBuffer()` or
+/// `fs.readFileSync`).
+pub(crate) fn text_from_bytes(value: &JsValue) -> Result<String, Error> {
     if let Some(bytes) = value.dyn_ref::<js_sys::Uint8Array>() {
         return String::from_utf8(bytes.to_vec()).map_err(|err| {
             let bytes = err.as_bytes();

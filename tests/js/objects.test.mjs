@@ -142,11 +142,11 @@ function structuredCloneish(value) {
   return value;
 }
 
-function outcome(load) {
+function outcome(load, look = observe) {
   const conversation = new Conversation();
   try {
     load(conversation);
-    return observe(conversation);
+    return look(conversation);
   } catch (error) {
     return JSON.stringify({ code: error.code, message: error.message, index: error.index, seq: error.seq });
   } finally {
@@ -167,4 +167,34 @@ test("odd values read exactly as their JSON text", () => {
   }
   // The sessions must mostly load, or the comparison would only be of errors.
   assert.ok(loaded > 200, `only ${loaded} sessions loaded`);
+});
+
+// lines() grows with the square of a log whose prompts are long: views and the effective prompts.
+function viewsOnly(conversation) {
+  const effective = Array.from({ length: conversation.length }, (_, i) => conversation.stateAt(i + 1)?.effective?.seq);
+  return JSON.stringify({ views: conversation.views(), effective });
+}
+
+// A string crosses into wasm in pieces of 1 MiB (src/wasm/text.rs); UTF-8 bytes cross whole.
+// Several pieces of text full of two-, three- and four-byte characters (so pieces end next to
+// every kind), valid and damaged, must read as the same bytes do.
+test("a string read in pieces reads as its UTF-8 bytes", () => {
+  const next = random(7);
+  const words = ["plain", "é", "你好", "😀", "a\"quote", "\\u escape", "line\nbreak"];
+  const events = [];
+  for (let seq = 1; seq <= 400; seq++) {
+    const text = Array.from({ length: 1500 }, () => words[Math.floor(next() * words.length)]).join(" ");
+    events.push({ seq, time: seq, type: seq % 3 === 0 ? "system/message" : "tool/result", surfaceOp: "append",
+      data: { turn: 1, step: seq, message: { role: "system", content: [{ type: "text", text }] } } });
+  }
+  const text = JSON.stringify(events);
+  assert.ok(new TextEncoder().encode(text).length > 3 * 2 ** 20, "the text spans several pieces");
+  const lines = `${events.map((event) => JSON.stringify(event)).join("\n")}\n`;
+  const damaged = `${text.slice(0, -3)},${text.slice(-3)}`;
+  for (const [name, json] of [["array", text], ["lines", lines], ["damaged", damaged]]) {
+    const fromString = outcome((c) => c.loadJson(json, false), viewsOnly);
+    const fromBytes = outcome((c) => c.loadJson(new TextEncoder().encode(json), false), viewsOnly);
+    assert.equal(fromString, fromBytes, name);
+    assert.equal(fromString.startsWith('{"code"'), name === "damaged", `${name}: ${fromString.slice(0, 200)}`);
+  }
 });

@@ -1,0 +1,270 @@
+//! Reading a batch of JSON text that arrives in pieces, so that a large log never sits whole in
+//! wasm memory: each event is read as soon as its text is complete, and text is dropped once
+//! read. Only the common path streams: a batch that is neither a JSON array nor JSON lines, or
+//! text that is not JSON, is left to the whole-text reader, which gives the error its exact line
+//! and column.
+
+use super::{Batch, RawEvent};
+use crate::error::Error;
+use crate::event::SessionEvent;
+use crate::intern::JsonInterner;
+use crate::json::reader::{Container, Reader, Step};
+
+/// What reading a streamed batch came to.
+#[derive(Debug)]
+pub(crate) enum Streamed {
+    /// The batch's events, or its first invalid event's error.
+    Read(Result<Vec<SessionEvent>, Error>),
+    /// The batch needs the whole-text reader (see the module documentation).
+    NeedsWholeText,
+}
+
+/// Where the text comes from: appends the next piece to the string and tells whether there was
+/// one (`false` once the text is over). Pieces end between characters.
+pub(crate) type Pieces<'a> = &'a mut dyn FnMut(&mut String) -> bool;
+
+/// Reads a batch of events from text delivered by `pieces`, sharing repeated config and tools
+/// values through `interner`; agrees with [`super::parse_events_with`] on the whole text
+/// whenever it returns [`Streamed::Read`].
+pub(crate) fn parse_streamed(pieces: Pieces<'_>, interner: &mut JsonInterner) -> Streamed {
+    let mut text = String::new();
+    loop {
+        match text.bytes().find(|byte| !is_whitespace(*byte)) {
+            Some(b'[') => return read_array(Stream::new(text, pieces), interner),
+            Some(b'{') => return read_lines(Stream::new(text, pieces), interner),
+            Some(_) => return Streamed::NeedsWholeText,
+            None => {
+                text.clear();
+                if !pieces(&mut text) {
+                    return Streamed::Read(Ok(Vec::new()));
+                }
+            }
+        }
+    }
+}
+
+fn is_whitespace(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\n' | b'\r' | b'\t')
+}
+
+/// The text not yet read, and the pieces still to come.
+struct Stream<'a> {
+    text: String,
+    pieces: Pieces<'a>,
+    ended: bool,
+}
+
+impl<'a> Stream<'a> {
+    fn new(text: String, pieces: Pieces<'a>) -> Self {
+        Stream {
+            text,
+            pieces,
+            ended: false,
+        }
+    }
+
+    /// Drops the text before byte `read` and appends the next piece; `false` when the text was
+    /// already over.
+    fn more(&mut self, read: usize) -> bool {
+        if self.ended {
+            return false;
+        }
+        self.text.drain(..read.min(self.text.len()));
+        self.ended = !(self.pieces)(&mut self.text);
+        true
+    }
+}
+
+/// One step through a JSON array of events.
+enum Progress {
+    Opened,
+    Element,
+    Closed,
+}
+
+fn read_array(mut stream: Stream<'_>, interner: &mut JsonInterner) -> Streamed {
+    let mut batch = Batch::default();
+    let (mut read, mut opened, mut started) = (0, false, false);
+    loop {
+        let mut reader = Reader::resume(&stream.text, read, usize::from(opened));
+        let step = if opened {
+            array_step(&mut reader, started, stream.ended, &mut batch, interner)
+        } else {
+            reader.begin_array().map(|_| Some(Progress::Opened))
+        };
+        let at = reader.position();
+        match step {
+            Ok(Some(Progress::Opened)) => (read, opened) = (at, true),
+            Ok(Some(Progress::Element)) => (read, started) = (at, true),
+            Ok(Some(Progress::Closed)) => return finish(stream, at, batch),
+            // The text so far ends inside the next step: read it again with more text.
+            Ok(None) | Err(_) => {
+                if !stream.more(read) {
+                    return Streamed::NeedsWholeText;
+                }
+                read = 0;
+            }
+        }
+    }
+}
+
+/// The next element of the array, or its end; `None` when the text may end before the element
+/// does (`ended`: no more text will come).
+fn array_step(
+    reader: &mut Reader<'_>,
+    started: bool,
+    ended: bool,
+    batch: &mut Batch,
+    interner: &mut JsonInterner,
+) -> Step<Option<Progress>> {
+    if !reader.next_element(&mut Container::resumed(started))? {
+        return Ok(Some(Progress::Closed));
+    }
+    let raw = match batch.first_error {
+        Some(_) => {
+            reader.skip_value()?;
+            None
+        }
+        None => Some(RawEvent::read(reader)?),
+    };
+    // A number right at the end of the text so far may go on in the next piece.
+    if reader.peek().is_none() && !ended {
+        return Ok(None);
+    }
+    if let Some(raw) = raw {
+        batch.accept(raw, interner);
+    }
+    Ok(Some(Progress::Element))
+}
+
+/// After the array's `]`: only whitespace may follow.
+fn finish(mut stream: Stream<'_>, mut read: usize, batch: Batch) -> Streamed {
+    loop {
+        let rest = stream.text.get(read..).unwrap_or_default();
+        if rest.bytes().any(|byte| !is_whitespace(byte)) {
+            return Streamed::NeedsWholeText;
+        }
+        read = stream.text.len();
+        if !stream.more(read) {
+            return Streamed::Read(batch.finish());
+        }
+        read = 0;
+    }
+}
+
+fn read_lines(mut stream: Stream<'_>, interner: &mut JsonInterner) -> Streamed {
+    let mut batch = Batch::default();
+    loop {
+        let mut read = 0;
+        while let Some(end) = stream.text.get(read..).and_then(|rest| rest.find('\n')) {
+            let end = read.saturating_add(end);
+            let line = stream.text.get(read..end).unwrap_or_default();
+            if read_line(line, &mut batch, interner).is_err() {
+                return Streamed::NeedsWholeText;
+            }
+            read = end.saturating_add(1);
+        }
+        if !stream.more(read) {
+            let last = stream.text.get(read..).unwrap_or_default();
+            if read_line(last, &mut batch, interner).is_err() {
+                return Streamed::NeedsWholeText;
+            }
+            return Streamed::Read(batch.finish());
+        }
+    }
+}
+
+/// One line of JSON lines (a trailing `\r` is whitespace to the reader).
+fn read_line(line: &str, batch: &mut Batch, interner: &mut JsonInterner) -> Step<()> {
+    let mut reader = Reader::new(line);
+    if reader.peek().is_none() {
+        return Ok(());
+    }
+    batch
+        .read(&mut reader, interner)
+        .and_then(|()| reader.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse_events;
+
+    /// `text` in pieces of `size` bytes (moved to the next character boundary).
+    fn streamed(text: &str, size: usize) -> Streamed {
+        let mut at = 0;
+        let mut pieces = |out: &mut String| {
+            if at >= text.len() {
+                return false;
+            }
+            let mut end = (at + size).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            out.push_str(&text[at..end]);
+            at = end;
+            true
+        };
+        parse_streamed(&mut pieces, &mut JsonInterner::default())
+    }
+
+    /// Streaming agrees with the whole-text reader: the same events or error, or a hand-over
+    /// to it when the text is not JSON or not an array or lines.
+    fn agrees(text: &str) {
+        let whole = parse_events(text);
+        for size in [1, 2, 3, 5, 8, 13, 64, 1000] {
+            match (streamed(text, size), &whole) {
+                (Streamed::Read(result), whole) => {
+                    assert_eq!(&result, whole, "pieces of {size}: {text:?}")
+                }
+                (
+                    Streamed::NeedsWholeText,
+                    Err(Error::MalformedJson { .. } | Error::NotAnArray { .. }),
+                ) => {}
+                (Streamed::NeedsWholeText, whole) => {
+                    panic!("pieces of {size}: handed over {whole:?}: {text:?}")
+                }
+            }
+        }
+    }
+
+    const EVENTS: &[&str] = &[
+        r#"{"seq":1,"time":5,"type":"system/message","surfaceOp":"append","data":{"turn":1,"step":2,"message":{"content":[{"type":"text","text":"héllo \ud83d\ude00 \u0041"}]}}}"#,
+        r#"{"seq":2,"type":"request/header","data":{"reason":"change","header":{"config":{"m":1.5e3},"tools":[{"name":"t"}]}}}"#,
+        r#"{"seq":3,"type":"tool/result","surfaceOp":{"op":"replace","startSeq":1,"endSeq":2},"data":{"output":[1,2,{"a":null}]}}"#,
+        r#"{"seq":4,"type":"request/header","data":{"header":{"config":{"m":1.5e3},"tools":[{"name":"t"}]}}}"#,
+    ];
+
+    #[test]
+    fn arrays_and_lines_read_in_pieces_agree_with_the_whole_text() {
+        let array = format!(" \n[{}] \n", EVENTS.join(",\n  "));
+        agrees(&array);
+        agrees(&format!("{}\r\n\n  \n{}\n", EVENTS.join("\n"), EVENTS[0]));
+        agrees("[]");
+        agrees("  \n ");
+        agrees("");
+        agrees("[1234, 5]");
+        agrees("[{\"seq\":12}, 77777]");
+        agrees("[{\"seq\":1.5}, {\"seq\":\"x\"}]");
+    }
+
+    #[test]
+    fn damaged_text_is_handed_over_or_agrees() {
+        let array = format!("[{}]", EVENTS.join(","));
+        for cut in 0..array.len() {
+            if array.is_char_boundary(cut) {
+                agrees(&array[..cut]);
+                agrees(&format!("{}x{}", &array[..cut], &array[cut..]));
+            }
+        }
+        let lines = EVENTS.join("\n");
+        for cut in (0..lines.len()).step_by(7) {
+            if lines.is_char_boundary(cut) {
+                agrees(&lines[..cut]);
+            }
+        }
+        agrees("5");
+        agrees("[1] 2");
+        agrees("[[1]]");
+    }
+}
