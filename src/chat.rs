@@ -91,7 +91,7 @@ impl Serialize for TitleKey {
 }
 
 /// A collapsed system-prompt card in the chat transcript.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChatCard {
@@ -116,6 +116,34 @@ pub struct ChatCard {
     pub turn: Option<u64>,
     /// Step of the owning event, none outside a step.
     pub step: Option<u64>,
+}
+
+impl PartialEq for ChatCard {
+    fn eq(&self, other: &ChatCard) -> bool {
+        let ChatCard {
+            key,
+            source,
+            seq,
+            anchor_seq,
+            text,
+            update,
+            title_key,
+            turn,
+            step,
+        } = self;
+        (key, source, seq, anchor_seq, update, title_key, turn, step)
+            == (
+                &other.key,
+                &other.source,
+                &other.seq,
+                &other.anchor_seq,
+                &other.update,
+                &other.title_key,
+                &other.turn,
+                &other.step,
+            )
+            && crate::shared::same(text, &other.text)
+    }
 }
 
 impl ChatCard {

@@ -18,7 +18,7 @@ use crate::event::{Seq, SessionEvent, SurfaceOp, Time};
 use crate::jsjson::serialize_js_number;
 
 /// A system prompt as committed by one event (or synthesized by the fold).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SystemPromptNode {
     /// Seq of the event that committed it (or of the event that made it effective).
@@ -36,6 +36,22 @@ pub struct SystemPromptNode {
     pub text: Rc<str>,
     /// Whether it was appended after another nonempty prompt (an in-history update).
     pub update: bool,
+}
+
+impl PartialEq for SystemPromptNode {
+    fn eq(&self, other: &SystemPromptNode) -> bool {
+        let SystemPromptNode {
+            seq,
+            time,
+            turn,
+            step,
+            text,
+            update,
+        } = self;
+        (*seq, *time, *turn, *step, *update)
+            == (other.seq, other.time, other.turn, other.step, other.update)
+            && crate::shared::same(text, &other.text)
+    }
 }
 
 /// A surviving system node and its place in surface order.

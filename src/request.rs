@@ -9,9 +9,10 @@ use crate::error::Error;
 use crate::event::{HeaderReason, RequestHeader, Seq, SessionEvent, Time};
 use crate::fold::SystemPromptNode;
 use crate::jsjson::serialize_js_number;
+use crate::shared::{same, same_optional};
 
 /// The prompt a request sent: its config, system text and tools.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PromptSnapshot {
     /// The header's config, verbatim.
@@ -32,6 +33,21 @@ pub struct PromptSnapshot {
     #[serde(skip)]
     #[cfg_attr(target_arch = "wasm32", tsify(skip))]
     tools_text: Rc<str>,
+}
+
+impl PartialEq for PromptSnapshot {
+    fn eq(&self, other: &PromptSnapshot) -> bool {
+        let PromptSnapshot {
+            config,
+            system,
+            tools: _,
+            tools_text,
+        } = self;
+        // The tools text is the tools' JSON: comparing it compares the tools.
+        same_optional(config, &other.config)
+            && same(system, &other.system)
+            && same(tools_text, &other.tools_text)
+    }
 }
 
 impl PromptSnapshot {
@@ -126,12 +142,6 @@ pub struct RequestPromptInspection {
     pub change: Option<PromptChange>,
 }
 
-/// Text equality that skips the byte comparison when both sides share one allocation (prompt
-/// texts and interned tools usually do).
-fn same_text(a: &Rc<str>, b: &Rc<str>) -> bool {
-    Rc::ptr_eq(a, b) || a == b
-}
-
 /// Inspects a `request/header` event against the previous request's prompt (SPEC section 3).
 ///
 /// `system` is the effective prompt in force just before the header. Returns the prompt the
@@ -163,9 +173,9 @@ pub(crate) fn inspect_header(
         None if header.reason == HeaderReason::Initial => Some(ChangeKind::Initial),
         None => None,
         Some(previous) => {
-            let system_changed = !same_text(&previous.system, &prompt.system)
-                && !system.is_some_and(|node| node.update);
-            let tools_changed = !same_text(&previous.tools_text, &prompt.tools_text);
+            let system_changed =
+                !same(&previous.system, &prompt.system) && !system.is_some_and(|node| node.update);
+            let tools_changed = !same(&previous.tools_text, &prompt.tools_text);
             match (system_changed, tools_changed) {
                 (true, true) => Some(ChangeKind::SystemAndTools),
                 (true, false) => Some(ChangeKind::System),

@@ -221,7 +221,8 @@ impl TrajectoryBuilder {
             .map(|node| &node.text);
         let created = match after.effective() {
             Some(effective)
-                if previous_text != Some(&effective.text)
+                if !previous_text
+                    .is_some_and(|text| crate::shared::same(text, &effective.text))
                     && introduced.is_none_or(|node| node.update) =>
             {
                 self.synthesize(effective)
