@@ -36,8 +36,14 @@ impl Census {
             count(&mut census.relevant, event.is_relevant());
             count(&mut census.headers, event.header().is_some());
             count(&mut census.system_appends, event.is_system_append());
-            count(&mut census.turn_starts, event.kind == EventKind::TurnStart);
-            count(&mut census.step_starts, event.kind == EventKind::StepStart);
+            count(
+                &mut census.turn_starts,
+                matches!(event.kind, EventKind::TurnStart),
+            );
+            count(
+                &mut census.step_starts,
+                matches!(event.kind, EventKind::StepStart),
+            );
         }
         census
     }

@@ -85,12 +85,17 @@ class Packer {
     this.tools = undefined;
   }
 
-  push(value) {
-    if (this.count === this.numbers.length) {
-      const numbers = new Float64Array(this.numbers.length * 2);
+  // Makes room for `slots` more numbers.
+  reserve(slots) {
+    if (this.count + slots > this.numbers.length) {
+      const numbers = new Float64Array(Math.max(this.numbers.length * 2, this.count + slots));
       numbers.set(this.numbers);
       this.numbers = numbers;
     }
+  }
+
+  push(value) {
+    this.reserve(1);
     this.numbers[this.count++] = value;
   }
 
@@ -149,24 +154,34 @@ class Packer {
     let tag = OTHER_TYPE;
     if (typeof type === "string") tag = TYPE_TAGS.get(type) ?? OTHER_TYPE;
     else if (!isSimple(type)) throw AS_JSON;
-    this.push(tag);
-    this.push(seq);
-    this.push(numberSlot(time));
-    if (surfaceOp === null || isOmitted(surfaceOp)) {
-      this.push(0); this.push(0); this.push(0);
-    } else if (surfaceOp === "append") {
-      this.push(1); this.push(0); this.push(0);
-    } else if (isPlainRecord(surfaceOp) && surfaceOp.op === "replace"
-        && typeof surfaceOp.startSeq === "number" && Number.isFinite(surfaceOp.startSeq)
-        && typeof surfaceOp.endSeq === "number" && Number.isFinite(surfaceOp.endSeq)) {
-      this.push(2); this.push(surfaceOp.startSeq); this.push(surfaceOp.endSeq);
-    } else {
-      throw AS_JSON;
+    let op = 0, start = 0, end = 0;
+    if (surfaceOp === "append") {
+      op = 1;
+    } else if (surfaceOp !== null && !isOmitted(surfaceOp)) {
+      if (!isPlainRecord(surfaceOp) || surfaceOp.op !== "replace") throw AS_JSON;
+      start = surfaceOp.startSeq;
+      end = surfaceOp.endSeq;
+      if (typeof start !== "number" || !Number.isFinite(start) || typeof end !== "number" || !Number.isFinite(end)) {
+        throw AS_JSON;
+      }
+      op = 2;
     }
     const record = isPlainRecord(data);
     if (!record && !isSimple(data)) throw AS_JSON;
-    this.push(record ? numberSlot(data.turn) : NOT_A_NUMBER);
-    this.push(record ? numberSlot(data.step) : NOT_A_NUMBER);
+    const timeSlot = numberSlot(time);
+    const turn = record ? numberSlot(data.turn) : NOT_A_NUMBER;
+    const step = record ? numberSlot(data.step) : NOT_A_NUMBER;
+    this.reserve(8);
+    const numbers = this.numbers, at = this.count;
+    numbers[at] = tag;
+    numbers[at + 1] = seq;
+    numbers[at + 2] = timeSlot;
+    numbers[at + 3] = op;
+    numbers[at + 4] = start;
+    numbers[at + 5] = end;
+    numbers[at + 6] = turn;
+    numbers[at + 7] = step;
+    this.count = at + 8;
     if (tag === 1) this.promptText(record ? data.message : undefined);
     if (tag === 2) this.header(record ? data : undefined);
   }
