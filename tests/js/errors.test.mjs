@@ -108,6 +108,8 @@ test("values JSON cannot write: BigInt and cycles", () => {
   expectRejected((c) => c.append([{ seq: 20, type: "x" }, { seq: 21n, type: "x" }]), { code: "UNSUPPORTED_VALUE", index: 1 });
   expectRejected((c) => c.append([{ seq: 20, type: "x" }, cyclicHeader]), { code: "UNSUPPORTED_VALUE", index: 1 });
   expectRejected((c) => c.append([{ seq: 20, type: "x" }, throwing]), { code: "UNSUPPORTED_VALUE", index: 1 });
+  // Reported before an invalid event earlier in the batch, as malformed text is.
+  expectRejected((c) => c.append([{ seq: 20, type: "x" }, { type: "no seq" }, cyclicHeader]), { code: "UNSUPPORTED_VALUE", index: 2 });
   // Members the rules never read are never looked at: a cycle or a BigInt there is no error.
   const cyclic = { seq: 20, type: "tool/result", data: { output: 1n } };
   cyclic.data.self = cyclic;
