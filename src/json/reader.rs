@@ -37,15 +37,20 @@ pub(crate) struct Reader<'a> {
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
-/// Whether any of the eight bytes in `word` is `"`, `\` or a control character (below 0x20).
-/// It may answer yes for a word without one (the caller then looks byte by byte), never no for
-/// a word with one.
-fn has_string_special(word: u64) -> bool {
+/// The high bit of each of the eight bytes of `word` (little-endian) that is `"`, `\` or a
+/// control character (below 0x20), and perhaps of some bytes after the first such byte (borrows
+/// run upwards), never of a byte before it: the lowest set bit marks the first special byte.
+fn string_specials(word: u64) -> u64 {
     let quote = word ^ ONES.wrapping_mul(u64::from(b'"'));
     let backslash = word ^ ONES.wrapping_mul(u64::from(b'\\'));
     let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
     let below_space = word.wrapping_sub(ONES.wrapping_mul(0x20)) & !word;
-    (zero_byte(quote) | zero_byte(backslash) | below_space) & HIGHS != 0
+    (zero_byte(quote) | zero_byte(backslash) | below_space) & HIGHS
+}
+
+/// Whether `byte` ends a run of ordinary string bytes.
+fn is_string_special(byte: u8) -> bool {
+    byte == b'"' || byte == b'\\' || byte < 0x20
 }
 
 impl<'a> Reader<'a> {
@@ -240,24 +245,26 @@ impl<'a> Reader<'a> {
     }
 
     /// The end of the run of ordinary string bytes starting at `pos`.
-    fn plain_run(&self, mut pos: usize) -> usize {
-        let bytes = self.bytes();
-        while let Some(chunk) = pos.checked_add(8).and_then(|end| bytes.get(pos..end)) {
-            let Ok(word) = <[u8; 8]>::try_from(chunk) else {
-                break;
-            };
-            if has_string_special(u64::from_le_bytes(word)) {
-                break;
+    #[inline]
+    fn plain_run(&self, pos: usize) -> usize {
+        let rest = self.bytes().get(pos..).unwrap_or_default();
+        let mut chunks = rest.chunks_exact(8);
+        let mut run = 0usize;
+        for chunk in &mut chunks {
+            let word = <[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes);
+            let specials = string_specials(word);
+            if specials != 0 {
+                let within = (specials.trailing_zeros() / 8) as usize;
+                return pos.saturating_add(run).saturating_add(within);
             }
-            pos = pos.saturating_add(8);
+            run = run.saturating_add(8);
         }
-        while let Some(&byte) = bytes.get(pos) {
-            if byte == b'"' || byte == b'\\' || byte < 0x20 {
-                break;
-            }
-            pos = pos.saturating_add(1);
-        }
-        pos
+        let tail = chunks.remainder();
+        let within = tail
+            .iter()
+            .position(|&byte| is_string_special(byte))
+            .unwrap_or(tail.len());
+        pos.saturating_add(run).saturating_add(within)
     }
 
     /// `text[start..end]`, or `""` if that is not a range of whole characters (it always is:
@@ -426,28 +433,91 @@ impl<'a> Reader<'a> {
         self.literal(b"null")
     }
 
-    /// Checks and skips one value of any kind.
+    /// Checks and skips one value of any kind. It checks what [`Reader::value`] checks, with the
+    /// same errors at the same places, but walks nested arrays and objects in one loop (which
+    /// kind each open container is sits in a bit set indexed by depth) instead of recursing.
     pub fn skip_value(&mut self) -> Step<()> {
-        match self.peek() {
-            Some(b'{') => {
-                let mut object = self.begin_object()?;
-                while self.next_key(&mut object)?.is_some() {
-                    self.skip_value()?;
+        let base = self.depth;
+        // Bit `d` is set when the container entered at depth `d` is an object.
+        let mut objects = [0u64; MAX_DEPTH / 64];
+        loop {
+            // A value is due at the cursor.
+            match self.peek() {
+                Some(open @ (b'{' | b'[')) => {
+                    self.advance(1);
+                    let depth = self.depth;
+                    self.enter()?;
+                    let is_object = open == b'{';
+                    if let Some(bits) = objects.get_mut(depth / 64) {
+                        let bit = 1u64 << (depth % 64);
+                        if is_object {
+                            *bits |= bit;
+                        } else {
+                            *bits &= !bit;
+                        }
+                    }
+                    let close = if is_object { b'}' } else { b']' };
+                    if self.peek() == Some(close) {
+                        self.advance(1);
+                        self.leave();
+                    } else {
+                        if is_object {
+                            self.member_key()?;
+                        }
+                        continue;
+                    }
                 }
-                Ok(())
-            }
-            Some(b'[') => {
-                let mut array = self.begin_array()?;
-                while self.next_element(&mut array)? {
-                    self.skip_value()?;
+                Some(b'"') => self.skip_string()?,
+                Some(b't' | b'f') => {
+                    self.boolean()?;
                 }
-                Ok(())
+                Some(b'n') => self.null()?,
+                _ => {
+                    self.scan_number()?;
+                }
             }
-            Some(b'"') => self.skip_string(),
-            Some(b't' | b'f') => self.boolean().map(drop),
-            Some(b'n') => self.null(),
-            _ => self.scan_number().map(drop),
+            // A value ended: close containers until one has another item, or `base` is back.
+            loop {
+                if self.depth <= base {
+                    return Ok(());
+                }
+                let inner = self.depth.saturating_sub(1);
+                let is_object = objects
+                    .get(inner / 64)
+                    .is_some_and(|bits| bits & (1u64 << (inner % 64)) != 0);
+                let (close, message) = if is_object {
+                    (b'}', "expected `,` or `}` in an object")
+                } else {
+                    (b']', "expected `,` or `]` in an array")
+                };
+                match self.peek() {
+                    Some(b',') => {
+                        self.advance(1);
+                        if self.peek() == Some(close) {
+                            return self.fail("trailing comma");
+                        }
+                        if is_object {
+                            self.member_key()?;
+                        }
+                        break;
+                    }
+                    Some(byte) if byte == close => {
+                        self.advance(1);
+                        self.leave();
+                    }
+                    _ => return self.fail(message),
+                }
+            }
         }
+    }
+
+    /// Checks and skips an object member's key and its `:`, as [`Reader::next_key`] reads them.
+    fn member_key(&mut self) -> Step<()> {
+        if self.peek() != Some(b'"') {
+            return self.fail("expected a string key");
+        }
+        self.skip_string()?;
+        self.expect(b':', "expected `:` after an object key")
     }
 
     /// Checks and skips one value, returning its text as written.
@@ -606,6 +676,105 @@ mod tests {
         assert!(whole(&deep(MAX_DEPTH)).is_ok());
         assert!(whole(&deep(MAX_DEPTH + 1)).is_err());
         assert!(Reader::new(&deep(100_000)).skip_value().is_err());
+    }
+
+    /// `plain_run` (eight bytes at a time) against a byte-by-byte scan, on texts mixing bytes
+    /// next to the special ones, from every start.
+    #[test]
+    fn plain_runs_end_at_the_first_special_byte() {
+        let pieces = [
+            "a", " ", "!", "\"", "\\", "\u{1}", "\u{1f}", "\u{7f}", "é", "\u{a0}", "😀", "ÿ", "]",
+            "\\\"",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..4000 {
+            let mut text = String::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let length = (seed % 24) as usize;
+            let mut state = seed;
+            for _ in 0..length {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                let plain = (state >> 60) < 11;
+                let piece = if plain {
+                    "abcdefghijk"
+                        .get((state >> 60) as usize..=(state >> 60) as usize)
+                        .unwrap()
+                } else {
+                    pieces[(state >> 33) as usize % pieces.len()]
+                };
+                text.push_str(piece);
+            }
+            let reader = Reader::new(&text);
+            for start in 0..=text.len() {
+                let naive = text.as_bytes()[start..]
+                    .iter()
+                    .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)
+                    .map_or(text.len(), |at| start + at);
+                assert_eq!(reader.plain_run(start), naive, "{text:?} from {start}");
+            }
+        }
+    }
+
+    /// Reads one value both ways, [`Reader::value`] and [`Reader::skip_value`], and checks
+    /// that they agree on the verdict, where they stop and the depth they leave.
+    fn value_and_skip_agree(text: &str) {
+        let read = |skip: bool| {
+            let mut reader = Reader::new(text);
+            let result = if skip {
+                reader.skip_value()
+            } else {
+                reader.value().map(drop)
+            };
+            (result, reader.pos, reader.depth)
+        };
+        assert_eq!(read(true), read(false), "{text:?}");
+    }
+
+    /// Every text one edit away from a few seeds: skipping and reading fail alike.
+    #[test]
+    fn skipping_checks_what_reading_checks() {
+        let seeds = [
+            r#"{"a": [1, -2.5e3, true, false, null], "b": {"c": {}, "d": []}, "e": "x\ny"}"#,
+            r#"[[], {}, [[1]], {"k": [{"x": "y"}]}, "s", 0, -0.5E+2]"#,
+            r#" { "k" : [ 1 , 2 ] , "l" : { } } "#,
+            "[{\"a\":1},[2,3],{\"b\":[{\"c\":null}]}]",
+        ];
+        let edits = [
+            "", "{", "}", "[", "]", ",", ":", "\"", "\\", " ", "0", "1", "-", ".", "e", "t", "n",
+            "u", "\u{1}", "\n", "é",
+        ];
+        for seed in seeds {
+            value_and_skip_agree(seed);
+            let boundaries: Vec<usize> = (0..=seed.len())
+                .filter(|&at| seed.is_char_boundary(at))
+                .collect();
+            for &at in &boundaries {
+                for edit in edits {
+                    let mut inserted = seed.to_owned();
+                    inserted.insert_str(at, edit);
+                    value_and_skip_agree(&inserted);
+                    if let Some(&next) = boundaries.iter().find(|&&b| b > at) {
+                        let mut replaced = seed.to_owned();
+                        replaced.replace_range(at..next, edit);
+                        value_and_skip_agree(&replaced);
+                    }
+                }
+            }
+        }
+        let deep = |n: usize| format!("{}1{}", "[{\"k\":".repeat(n), "}]".repeat(n));
+        for n in [MAX_DEPTH / 2 - 1, MAX_DEPTH / 2, MAX_DEPTH / 2 + 1] {
+            value_and_skip_agree(&deep(n));
+        }
+        let mut reader = Reader::new("[[[1]]]");
+        reader.depth = MAX_DEPTH - 2;
+        let mut other = Reader::new("[[[1]]]");
+        other.depth = MAX_DEPTH - 2;
+        assert_eq!(reader.skip_value(), other.value().map(drop));
+        assert_eq!(reader.pos, other.pos);
     }
 
     #[test]
