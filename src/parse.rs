@@ -11,12 +11,36 @@ use crate::event::{
     safe_integer, EventKind, HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, TurnField,
 };
 use crate::intern::JsonInterner;
-use crate::json::reader::{Reader, Step};
+use crate::json::reader::{key_code, KeyCode, Reader, Step};
 use crate::json::{malformed, JsonValue};
 
 // Only the wasm build receives packed batches; native builds test the reader.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub(crate) mod packed;
+
+/// The codes of the keys the parser reads (see [`KeyCode`]).
+mod keys {
+    use super::{key_code, KeyCode};
+
+    pub const SEQ: KeyCode = key_code("seq");
+    pub const TIME: KeyCode = key_code("time");
+    pub const TYPE: KeyCode = key_code("type");
+    pub const SURFACE_OP: KeyCode = key_code("surfaceOp");
+    pub const DATA: KeyCode = key_code("data");
+    pub const OP: KeyCode = key_code("op");
+    pub const START_SEQ: KeyCode = key_code("startSeq");
+    pub const END_SEQ: KeyCode = key_code("endSeq");
+    pub const TURN: KeyCode = key_code("turn");
+    pub const STEP: KeyCode = key_code("step");
+    pub const MESSAGE: KeyCode = key_code("message");
+    pub const HEADER: KeyCode = key_code("header");
+    pub const REASON: KeyCode = key_code("reason");
+    pub const STARTS_SERIES: KeyCode = key_code("startsSeries");
+    pub const CONTENT: KeyCode = key_code("content");
+    pub const TEXT: KeyCode = key_code("text");
+    pub const CONFIG: KeyCode = key_code("config");
+    pub const TOOLS: KeyCode = key_code("tools");
+}
 
 /// Parses a batch of events from JSON text: a JSON array of event objects, or JSON lines (one
 /// event object per line; blank lines are skipped). Whitespace-only text is an empty batch.
@@ -248,13 +272,13 @@ impl<'a> RawEvent<'a> {
         }
         let mut raw = RawObject::default();
         let mut object = reader.begin_object()?;
-        while let Some(key) = reader.next_key(&mut object)? {
-            match &*key {
-                "seq" => raw.seq = Scalar::read(reader)?,
-                "time" => raw.time = Scalar::read(reader)?,
-                "type" => raw.kind = TypeTag::read(reader)?,
-                "surfaceOp" => raw.surface_op = RawSurfaceOp::read(reader)?,
-                "data" => raw.data = RawData::read(reader, DataWants::for_type(raw.kind))?,
+        while let Some(key) = reader.next_key_code(&mut object)? {
+            match key {
+                keys::SEQ => raw.seq = Scalar::read(reader)?,
+                keys::TIME => raw.time = Scalar::read(reader)?,
+                keys::TYPE => raw.kind = TypeTag::read(reader)?,
+                keys::SURFACE_OP => raw.surface_op = RawSurfaceOp::read(reader)?,
+                keys::DATA => raw.data = RawData::read(reader, DataWants::for_type(raw.kind))?,
                 _ => reader.skip_value()?,
             }
         }
@@ -287,11 +311,11 @@ impl<'a> RawSurfaceOp<'a> {
         }
         let (mut op, mut start, mut end) = (Scalar::Absent, Scalar::Absent, Scalar::Absent);
         let mut object = reader.begin_object()?;
-        while let Some(key) = reader.next_key(&mut object)? {
-            match &*key {
-                "op" => op = Scalar::read(reader)?,
-                "startSeq" => start = Scalar::read(reader)?,
-                "endSeq" => end = Scalar::read(reader)?,
+        while let Some(key) = reader.next_key_code(&mut object)? {
+            match key {
+                keys::OP => op = Scalar::read(reader)?,
+                keys::START_SEQ => start = Scalar::read(reader)?,
+                keys::END_SEQ => end = Scalar::read(reader)?,
                 _ => reader.skip_value()?,
             }
         }
@@ -354,18 +378,18 @@ impl<'a> RawData<'a> {
             return Ok(data);
         }
         let mut object = reader.begin_object()?;
-        while let Some(key) = reader.next_key(&mut object)? {
-            match &*key {
-                "turn" => data.turn = Scalar::read(reader)?,
-                "step" => data.step = Scalar::read(reader)?,
-                "message" if wants.message => data.text = read_prompt_text(reader)?,
-                "header" if wants.header => {
+        while let Some(key) = reader.next_key_code(&mut object)? {
+            match key {
+                keys::TURN => data.turn = Scalar::read(reader)?,
+                keys::STEP => data.step = Scalar::read(reader)?,
+                keys::MESSAGE if wants.message => data.text = read_prompt_text(reader)?,
+                keys::HEADER if wants.header => {
                     let (config, tools) = read_header_fields(reader)?;
                     data.config = config;
                     data.tools = tools;
                 }
-                "reason" if wants.header => data.reason = Scalar::read(reader)?,
-                "startsSeries" if wants.header => data.starts_series = Scalar::read(reader)?,
+                keys::REASON if wants.header => data.reason = Scalar::read(reader)?,
+                keys::STARTS_SERIES if wants.header => data.starts_series = Scalar::read(reader)?,
                 _ => reader.skip_value()?,
             }
         }
@@ -382,8 +406,8 @@ fn read_prompt_text(reader: &mut Reader<'_>) -> Step<Option<String>> {
     }
     let mut text = String::new();
     let mut object = reader.begin_object()?;
-    while let Some(key) = reader.next_key(&mut object)? {
-        if key == "content" {
+    while let Some(key) = reader.next_key_code(&mut object)? {
+        if key == keys::CONTENT {
             text = read_content_text(reader)?;
         } else {
             reader.skip_value()?;
@@ -416,10 +440,10 @@ fn read_text_block<'a>(reader: &mut Reader<'a>) -> Step<Option<Cow<'a, str>>> {
     }
     let (mut kind, mut text) = (Scalar::Absent, Scalar::Absent);
     let mut object = reader.begin_object()?;
-    while let Some(key) = reader.next_key(&mut object)? {
-        match &*key {
-            "type" => kind = Scalar::read(reader)?,
-            "text" => text = Scalar::read(reader)?,
+    while let Some(key) = reader.next_key_code(&mut object)? {
+        match key {
+            keys::TYPE => kind = Scalar::read(reader)?,
+            keys::TEXT => text = Scalar::read(reader)?,
             _ => reader.skip_value()?,
         }
     }
@@ -437,10 +461,10 @@ fn read_header_fields<'a>(reader: &mut Reader<'a>) -> Step<(HeaderJson<'a>, Head
         return Ok((config, tools));
     }
     let mut object = reader.begin_object()?;
-    while let Some(key) = reader.next_key(&mut object)? {
-        match &*key {
-            "config" => config = HeaderJson::Text(reader.raw_value()?),
-            "tools" => tools = HeaderJson::Text(reader.raw_value()?),
+    while let Some(key) = reader.next_key_code(&mut object)? {
+        match key {
+            keys::CONFIG => config = HeaderJson::Text(reader.raw_value()?),
+            keys::TOOLS => tools = HeaderJson::Text(reader.raw_value()?),
             _ => reader.skip_value()?,
         }
     }
@@ -609,6 +633,17 @@ mod tests {
         assert_eq!(events.len(), 2);
         assert_eq!(events[1].turn, TurnField::Null);
         assert!(parse_events("  \n ").unwrap().is_empty());
+    }
+
+    #[test]
+    fn keys_with_escapes_match_their_text() {
+        let text = r#"[{"s\u0065q":3,"typ\u0065":"turn/start","d\u0061ta":{"\u0074urn":2}},
+          {"seq":4,"time":1,"type":"system/message","data":{"message":{"content":[{"type":"text",
+           "t\u0065xt":"A"}]}}}]"#;
+        let events = parse_events(text).unwrap();
+        assert_eq!(events[0].seq, 3);
+        assert_eq!(events[0].turn, TurnField::Turn(2));
+        assert_eq!(events[1].system_text().map(|t| &**t), Some("A"));
     }
 
     #[test]

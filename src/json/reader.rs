@@ -32,6 +32,9 @@ pub(crate) struct Reader<'a> {
     text: &'a str,
     pos: usize,
     depth: usize,
+    /// For [`Reader::skip_value`]: bit `d` is set when the container it entered at depth `d`
+    /// is an object.
+    objects: [u64; MAX_DEPTH / 64],
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -53,6 +56,40 @@ fn is_string_special(byte: u8) -> bool {
     byte == b'"' || byte == b'\\' || byte < 0x20
 }
 
+/// An object key as one number, for matching keys without comparing strings: the key's bytes
+/// (little-endian) with its length in the top byte, for keys of at most 15 bytes; every longer
+/// key is [`LONG_KEY`]. Keys are codes of their text after escapes are read, so `"s\u0065q"` is
+/// the code of `seq`.
+pub(crate) type KeyCode = u128;
+
+/// The code of every key longer than 15 bytes (no shorter key has it: its length byte is 0xFF).
+pub(crate) const LONG_KEY: KeyCode = u128::MAX;
+
+/// The code of `key` (see [`KeyCode`]).
+pub(crate) const fn key_code(key: &str) -> KeyCode {
+    let bytes = key.as_bytes();
+    if bytes.len() > 15 {
+        return LONG_KEY;
+    }
+    let mut code = (bytes.len() as u128) << 120;
+    let mut rest = bytes;
+    let mut shift = 0u32;
+    while let [byte, tail @ ..] = rest {
+        code |= (*byte as u128) << shift;
+        shift = shift.wrapping_add(8);
+        rest = tail;
+    }
+    code
+}
+
+/// The code of a key of `length` (at most 15) bytes, the low bytes of `word`.
+fn short_key_code(word: u128, length: u32) -> KeyCode {
+    let mask = 1u128
+        .checked_shl(length.wrapping_mul(8))
+        .map_or(u128::MAX, |bit| bit.wrapping_sub(1));
+    (word & mask) | (u128::from(length) << 120)
+}
+
 impl<'a> Reader<'a> {
     /// A reader at the start of `text`.
     pub fn new(text: &'a str) -> Reader<'a> {
@@ -60,6 +97,7 @@ impl<'a> Reader<'a> {
             text,
             pos: 0,
             depth: 0,
+            objects: [0; MAX_DEPTH / 64],
         }
     }
 
@@ -151,6 +189,40 @@ impl<'a> Reader<'a> {
         let key = self.string()?;
         self.expect(b':', "expected `:` after an object key")?;
         Ok(Some(key))
+    }
+
+    /// [`Reader::next_key`], returning the key's [`KeyCode`] instead of its text.
+    #[inline]
+    pub fn next_key_code(&mut self, object: &mut Container) -> Step<Option<KeyCode>> {
+        if !self.next_item(object, b'}', "expected `,` or `}` in an object")? {
+            return Ok(None);
+        }
+        if self.peek() != Some(b'"') {
+            return self.fail("expected a string key");
+        }
+        let code = self.key_code()?;
+        self.expect(b':', "expected `:` after an object key")?;
+        Ok(Some(code))
+    }
+
+    /// Reads the string at the cursor (which is on its `"`) as a key code. A key of at most 15
+    /// plain bytes, with 16 bytes of text after its `"`, is read from two words; any other
+    /// key is read as a string.
+    fn key_code(&mut self) -> Step<KeyCode> {
+        let start = self.pos.saturating_add(1);
+        let window = self.bytes().get(start..start.saturating_add(16));
+        if let Some(Ok(bytes)) = window.map(<[u8; 16]>::try_from) {
+            let word = u128::from_le_bytes(bytes);
+            let specials = u128::from(string_specials(word as u64))
+                | u128::from(string_specials((word >> 64) as u64)) << 64;
+            let length = specials.trailing_zeros() / 8;
+            if bytes.get(length as usize) == Some(&b'"') {
+                self.pos = start.saturating_add(length as usize).saturating_add(1);
+                return Ok(short_key_code(word, length));
+            }
+        }
+        let key = self.string()?;
+        Ok(key_code(&key))
     }
 
     /// Takes the `[` of an array. Read its elements while [`Reader::next_element`] says so.
@@ -245,7 +317,6 @@ impl<'a> Reader<'a> {
     }
 
     /// The end of the run of ordinary string bytes starting at `pos`.
-    #[inline]
     fn plain_run(&self, pos: usize) -> usize {
         let rest = self.bytes().get(pos..).unwrap_or_default();
         let mut chunks = rest.chunks_exact(8);
@@ -438,8 +509,6 @@ impl<'a> Reader<'a> {
     /// kind each open container is sits in a bit set indexed by depth) instead of recursing.
     pub fn skip_value(&mut self) -> Step<()> {
         let base = self.depth;
-        // Bit `d` is set when the container entered at depth `d` is an object.
-        let mut objects = [0u64; MAX_DEPTH / 64];
         loop {
             // A value is due at the cursor.
             match self.peek() {
@@ -448,7 +517,7 @@ impl<'a> Reader<'a> {
                     let depth = self.depth;
                     self.enter()?;
                     let is_object = open == b'{';
-                    if let Some(bits) = objects.get_mut(depth / 64) {
+                    if let Some(bits) = self.objects.get_mut(depth / 64) {
                         let bit = 1u64 << (depth % 64);
                         if is_object {
                             *bits |= bit;
@@ -482,7 +551,8 @@ impl<'a> Reader<'a> {
                     return Ok(());
                 }
                 let inner = self.depth.saturating_sub(1);
-                let is_object = objects
+                let is_object = self
+                    .objects
                     .get(inner / 64)
                     .is_some_and(|bits| bits & (1u64 << (inner % 64)) != 0);
                 let (close, message) = if is_object {
@@ -717,6 +787,56 @@ mod tests {
                 assert_eq!(reader.plain_run(start), naive, "{text:?} from {start}");
             }
         }
+    }
+
+    /// Keys read as codes (two words at a time when they can be) against keys read as strings
+    /// and then coded: the same codes, the same errors, the same stops.
+    #[test]
+    fn key_codes_are_the_codes_of_the_keys_read() {
+        let keys = [
+            "",
+            "a",
+            "seq",
+            "type",
+            "surfaceOp",
+            "startsSeries",
+            "fifteen_bytes__",
+            "sixteen_bytes___",
+            "a much longer key than that",
+            "s\\u0065q",
+            "\\\"",
+            "é",
+            "😀x",
+            "tab\there",
+            "bad\\x",
+            "ctl\u{1}",
+            "\\ud800",
+            "\\u00",
+            "sixteen_bytes__\\n",
+        ];
+        for key in keys {
+            for padding in [0, 1, 7, 15, 16, 17, 40] {
+                for after in ["", ":", " : 1}", ":1", "\"", " x"] {
+                    let text = format!("{{ \"{key}\"{after}{}", " ".repeat(padding));
+                    let by_code = {
+                        let mut reader = Reader::new(&text);
+                        let mut object = reader.begin_object().unwrap();
+                        (reader.next_key_code(&mut object), reader.pos)
+                    };
+                    let by_text = {
+                        let mut reader = Reader::new(&text);
+                        let mut object = reader.begin_object().unwrap();
+                        let key = reader.next_key(&mut object);
+                        (key.map(|key| key.map(|key| key_code(&key))), reader.pos)
+                    };
+                    assert_eq!(by_code, by_text, "{text:?}");
+                }
+            }
+        }
+        assert_eq!(key_code("s\u{65}q"), key_code("seq"));
+        assert_ne!(key_code("seq"), key_code("seq\0"));
+        assert_eq!(key_code("sixteen_bytes___"), LONG_KEY);
+        assert_ne!(key_code("fifteen_bytes__"), LONG_KEY);
     }
 
     /// Reads one value both ways, [`Reader::value`] and [`Reader::skip_value`], and checks
