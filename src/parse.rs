@@ -87,15 +87,18 @@ fn read_array(reader: &mut Reader<'_>, interner: &mut JsonInterner) -> Step<Batc
 
 fn parse_json_lines(text: &str, interner: &mut JsonInterner) -> Result<Vec<SessionEvent>, Error> {
     let mut batch = Batch::default();
+    let mut previous = Reader::new("");
     for (line_index, line) in text.lines().enumerate() {
         let mut reader = Reader::new(line);
         if reader.peek().is_none() {
             continue;
         }
+        reader.continue_from(&previous);
         batch
             .read(&mut reader, interner)
             .and_then(|()| reader.finish())
             .map_err(|err| malformed(line, &err, line_index))?;
+        previous = reader;
     }
     batch.finish()
 }
@@ -464,7 +467,7 @@ fn read_header_fields<'a>(reader: &mut Reader<'a>) -> Step<(HeaderJson<'a>, Head
     while let Some(key) = reader.next_key_code(&mut object)? {
         match key {
             keys::CONFIG => config = HeaderJson::Text(reader.raw_value()?),
-            keys::TOOLS => tools = HeaderJson::Text(reader.raw_value()?),
+            keys::TOOLS => tools = HeaderJson::Text(reader.raw_value_repeating()?),
             _ => reader.skip_value()?,
         }
     }
@@ -644,6 +647,34 @@ mod tests {
         assert_eq!(events[0].seq, 3);
         assert_eq!(events[0].turn, TurnField::Turn(2));
         assert_eq!(events[1].system_text().map(|t| &**t), Some("A"));
+    }
+
+    #[test]
+    fn repeated_tools_are_read_as_written() {
+        let header = |seq: u32, tools: &str| {
+            format!(
+                r#"{{"seq":{seq},"type":"request/header","data":{{"header":{{"tools":{tools}}}}}}}"#
+            )
+        };
+        let tools = [
+            r#"[{"a":1}]"#,
+            r#"[{"a":1}]"#,
+            r#"[{"a":1},{"b":2}]"#,
+            "[]",
+            r#"[{"a":1}]"#,
+        ];
+        let lines: Vec<String> = (1..).zip(tools).map(|(seq, t)| header(seq, t)).collect();
+        for text in [lines.join("\n"), format!("[{}]", lines.join(",\n"))] {
+            let events = parse_events(&text).unwrap();
+            let read: Vec<&str> = events
+                .iter()
+                .map(|e| &*e.header().unwrap().tools_text)
+                .collect();
+            assert_eq!(read, tools, "{text}");
+        }
+        let bad = format!("{}\n{}", header(1, "[[1]]"), header(2, "[[1]]]"));
+        let message = parse_events(&bad).unwrap_err().to_string();
+        assert!(message.contains("line 2, column 65"), "{message}");
     }
 
     #[test]

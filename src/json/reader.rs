@@ -35,6 +35,9 @@ pub(crate) struct Reader<'a> {
     /// For [`Reader::skip_value`]: bit `d` is set when the container it entered at depth `d`
     /// is an object.
     objects: [u64; MAX_DEPTH / 64],
+    /// For [`Reader::raw_value_repeating`]: the last array or object it read, and the depth
+    /// it was read at.
+    remembered: Option<(&'a str, usize)>,
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -54,6 +57,35 @@ fn string_specials(word: u64) -> u64 {
 /// Whether `byte` ends a run of ordinary string bytes.
 fn is_string_special(byte: u8) -> bool {
     byte == b'"' || byte == b'\\' || byte < 0x20
+}
+
+/// Whether `a` and `b` are the same bytes. In wasm, where `==` on slices is a byte-by-byte loop,
+/// it compares eight bytes at a time.
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if cfg!(target_arch = "wasm32") {
+        same_words(a, b)
+    } else {
+        a == b
+    }
+}
+
+/// [`same_bytes`], eight bytes at a time.
+fn same_words(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let (mut a_words, mut b_words) = (a.chunks_exact(8), b.chunks_exact(8));
+    for (x, y) in (&mut a_words).zip(&mut b_words) {
+        if word(x) != word(y) {
+            return false;
+        }
+    }
+    a_words.remainder() == b_words.remainder()
+}
+
+/// The eight bytes of `chunk` as a little-endian word (`chunk` has eight bytes).
+fn word(chunk: &[u8]) -> u64 {
+    <[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes)
 }
 
 /// An object key as one number, for matching keys without comparing strings: the key's bytes
@@ -82,22 +114,40 @@ pub(crate) const fn key_code(key: &str) -> KeyCode {
     code
 }
 
-/// The code of a key of `length` (at most 15) bytes, the low bytes of `word`.
-fn short_key_code(word: u128, length: u32) -> KeyCode {
-    let mask = 1u128
+/// [`key_code`] for keys read at run time, without shifting 128-bit numbers (which wasm does
+/// in many instructions).
+fn runtime_key_code(key: &[u8]) -> KeyCode {
+    let mut bytes = [0u8; 16];
+    match (bytes.get_mut(..key.len()), u8::try_from(key.len())) {
+        (Some(head), Ok(length)) if length <= 15 => {
+            head.copy_from_slice(key);
+            if let Some(last) = bytes.last_mut() {
+                *last = length;
+            }
+            u128::from_le_bytes(bytes)
+        }
+        _ => LONG_KEY,
+    }
+}
+
+/// The code of a key of `length` (at most 7) bytes, the low bytes of `word`.
+fn short_key_code(word: u64, length: u32) -> KeyCode {
+    let mask = 1u64
         .checked_shl(length.wrapping_mul(8))
-        .map_or(u128::MAX, |bit| bit.wrapping_sub(1));
-    (word & mask) | (u128::from(length) << 120)
+        .map_or(u64::MAX, |bit| bit.wrapping_sub(1));
+    u128::from(word & mask) | (u128::from(length) << 120)
 }
 
 impl<'a> Reader<'a> {
     /// A reader at the start of `text`.
+    #[inline(never)]
     pub fn new(text: &'a str) -> Reader<'a> {
         Reader {
             text,
             pos: 0,
             depth: 0,
             objects: [0; MAX_DEPTH / 64],
+            remembered: None,
         }
     }
 
@@ -180,49 +230,56 @@ impl<'a> Reader<'a> {
     /// skip); `None` after the closing `}`.
     #[inline]
     pub fn next_key(&mut self, object: &mut Container) -> Step<Option<Cow<'a, str>>> {
-        if !self.next_item(object, b'}', "expected `,` or `}` in an object")? {
+        if !self.key_due(object)? {
             return Ok(None);
         }
-        if self.peek() != Some(b'"') {
-            return self.fail("expected a string key");
-        }
         let key = self.string()?;
-        self.expect(b':', "expected `:` after an object key")?;
+        self.colon()?;
         Ok(Some(key))
     }
 
-    /// [`Reader::next_key`], returning the key's [`KeyCode`] instead of its text.
-    #[inline]
-    pub fn next_key_code(&mut self, object: &mut Container) -> Step<Option<KeyCode>> {
+    /// Whether the object has another member, with the cursor on its key's `"`.
+    #[inline(never)]
+    fn key_due(&mut self, object: &mut Container) -> Step<bool> {
         if !self.next_item(object, b'}', "expected `,` or `}` in an object")? {
-            return Ok(None);
+            return Ok(false);
         }
         if self.peek() != Some(b'"') {
             return self.fail("expected a string key");
         }
+        Ok(true)
+    }
+
+    /// Takes the `:` after a key.
+    fn colon(&mut self) -> Step<()> {
+        self.expect(b':', "expected `:` after an object key")
+    }
+
+    /// [`Reader::next_key`], returning the key's [`KeyCode`] instead of its text.
+    pub fn next_key_code(&mut self, object: &mut Container) -> Step<Option<KeyCode>> {
+        if !self.key_due(object)? {
+            return Ok(None);
+        }
         let code = self.key_code()?;
-        self.expect(b':', "expected `:` after an object key")?;
+        self.colon()?;
         Ok(Some(code))
     }
 
-    /// Reads the string at the cursor (which is on its `"`) as a key code. A key of at most 15
-    /// plain bytes, with 16 bytes of text after its `"`, is read from two words; any other
-    /// key is read as a string.
+    /// Reads the string at the cursor (which is on its `"`) as a key code. A key of at most 7
+    /// plain bytes, with 8 bytes of text after its `"`, is read from one word; any other key
+    /// is read as a string.
     fn key_code(&mut self) -> Step<KeyCode> {
         let start = self.pos.saturating_add(1);
-        let window = self.bytes().get(start..start.saturating_add(16));
-        if let Some(Ok(bytes)) = window.map(<[u8; 16]>::try_from) {
-            let word = u128::from_le_bytes(bytes);
-            let specials = u128::from(string_specials(word as u64))
-                | u128::from(string_specials((word >> 64) as u64)) << 64;
-            let length = specials.trailing_zeros() / 8;
-            if bytes.get(length as usize) == Some(&b'"') {
+        if let Some(chunk) = self.bytes().get(start..start.saturating_add(8)) {
+            let word = word(chunk);
+            let length = string_specials(word).trailing_zeros() / 8;
+            if chunk.get(length as usize) == Some(&b'"') {
                 self.pos = start.saturating_add(length as usize).saturating_add(1);
                 return Ok(short_key_code(word, length));
             }
         }
         let key = self.string()?;
-        Ok(key_code(&key))
+        Ok(runtime_key_code(key.as_bytes()))
     }
 
     /// Takes the `[` of an array. Read its elements while [`Reader::next_element`] says so.
@@ -320,22 +377,21 @@ impl<'a> Reader<'a> {
     fn plain_run(&self, pos: usize) -> usize {
         let rest = self.bytes().get(pos..).unwrap_or_default();
         let mut chunks = rest.chunks_exact(8);
-        let mut run = 0usize;
+        let mut run = pos;
         for chunk in &mut chunks {
-            let word = <[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes);
-            let specials = string_specials(word);
+            let specials = string_specials(word(chunk));
             if specials != 0 {
-                let within = (specials.trailing_zeros() / 8) as usize;
-                return pos.saturating_add(run).saturating_add(within);
+                return run.saturating_add((specials.trailing_zeros() / 8) as usize);
             }
             run = run.saturating_add(8);
         }
-        let tail = chunks.remainder();
-        let within = tail
-            .iter()
-            .position(|&byte| is_string_special(byte))
-            .unwrap_or(tail.len());
-        pos.saturating_add(run).saturating_add(within)
+        for &byte in chunks.remainder() {
+            if is_string_special(byte) {
+                break;
+            }
+            run = run.saturating_add(1);
+        }
+        run
     }
 
     /// `text[start..end]`, or `""` if that is not a range of whole characters (it always is:
@@ -518,12 +574,8 @@ impl<'a> Reader<'a> {
                     self.enter()?;
                     let is_object = open == b'{';
                     if let Some(bits) = self.objects.get_mut(depth / 64) {
-                        let bit = 1u64 << (depth % 64);
-                        if is_object {
-                            *bits |= bit;
-                        } else {
-                            *bits &= !bit;
-                        }
+                        let shift = depth % 64;
+                        *bits = (*bits & !(1u64 << shift)) | (u64::from(is_object) << shift);
                     }
                     let close = if is_object { b'}' } else { b']' };
                     if self.peek() == Some(close) {
@@ -587,7 +639,7 @@ impl<'a> Reader<'a> {
             return self.fail("expected a string key");
         }
         self.skip_string()?;
-        self.expect(b':', "expected `:` after an object key")
+        self.colon()
     }
 
     /// Checks and skips one value, returning its text as written.
@@ -596,6 +648,38 @@ impl<'a> Reader<'a> {
         let start = self.pos;
         self.skip_value()?;
         Ok(self.slice(start, self.pos))
+    }
+
+    /// [`Reader::raw_value`] for values that often repeat the last array or object this
+    /// method read (in this reader, or the one it was [`continued`](Reader::continue_from)
+    /// from) at the same depth: when the text at the cursor starts with that value's text, it
+    /// is taken as it is without being checked again. That is exact: checking those bytes at
+    /// that depth went well before, and an array or object ends at its closing bracket without
+    /// the reader looking further.
+    pub fn raw_value_repeating(&mut self) -> Step<&'a str> {
+        self.peek();
+        let start = self.pos;
+        if let Some((last, depth)) = self.remembered {
+            let rest = self.bytes().get(start..).unwrap_or_default();
+            let repeats = rest
+                .get(..last.len())
+                .is_some_and(|head| same_bytes(head, last.as_bytes()));
+            if depth == self.depth && repeats {
+                self.advance(last.len());
+                return Ok(self.slice(start, self.pos));
+            }
+        }
+        let raw = self.raw_value()?;
+        if matches!(raw.as_bytes().first(), Some(b'[' | b'{')) {
+            self.remembered = Some((raw, self.depth));
+        }
+        Ok(raw)
+    }
+
+    /// Takes over what `previous`, a reader of other text of the same lifetime, remembers for
+    /// [`Reader::raw_value_repeating`].
+    pub fn continue_from(&mut self, previous: &Reader<'a>) {
+        self.remembered = previous.remembered;
     }
 
     /// Reads one value of any kind. Duplicate object keys keep the last value at the place of
@@ -836,7 +920,110 @@ mod tests {
         assert_eq!(key_code("s\u{65}q"), key_code("seq"));
         assert_ne!(key_code("seq"), key_code("seq\0"));
         assert_eq!(key_code("sixteen_bytes___"), LONG_KEY);
+        for key in keys
+            .iter()
+            .chain(&["", "a\0", "\u{ff}\u{7ff}", "0123456789abcde"])
+        {
+            assert_eq!(runtime_key_code(key.as_bytes()), key_code(key), "{key:?}");
+        }
         assert_ne!(key_code("fifteen_bytes__"), LONG_KEY);
+    }
+
+    #[test]
+    fn same_words_is_equality() {
+        let texts = [
+            "",
+            "a",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefghi",
+            "abcdefghijklmnopq",
+        ];
+        for a in texts {
+            for b in texts {
+                for at in 0..a.len() {
+                    let mut changed = a.as_bytes().to_vec();
+                    changed[at] ^= 1;
+                    assert!(!same_words(&changed, a.as_bytes()), "{a:?} at {at}");
+                }
+                assert_eq!(
+                    same_words(a.as_bytes(), b.as_bytes()),
+                    a == b,
+                    "{a:?} {b:?}"
+                );
+            }
+        }
+    }
+
+    /// Two values read one after the other with [`Reader::raw_value_repeating`] and with
+    /// [`Reader::raw_value`]: the same values, errors and stops.
+    #[test]
+    fn repeated_raw_values_are_read_as_they_would_be() {
+        let values = [
+            "[1]",
+            "[1]]",
+            "[1]x",
+            "[1",
+            "[1,",
+            "[1,2]",
+            "[1, 2]",
+            "{\"a\":[1]}",
+            "{\"a\":[1]}}",
+            "{\"a\":[1]",
+            "{\"a\":[1}",
+            "{}",
+            "[]",
+            "[[]]",
+            "[[",
+            "\"s\"",
+            "12",
+            "123",
+            "1",
+            "{\"t\":[{\"n\":\"x\",\"p\":{\"q\":1}}]}",
+            "{\"t\":[{\"n\":\"x\",\"p\":{\"q\":1}}]} ",
+            "{\"t\":[{\"n\":\"x\",\"p\":{\"q\":1}}]",
+        ];
+        for first in values {
+            for second in values {
+                for between in [" ", ",", "\n  "] {
+                    let text = format!("{first}{between}{second}");
+                    let read = |repeating: bool| {
+                        let mut reader = Reader::new(&text);
+                        let mut results = Vec::new();
+                        for _ in 0..2 {
+                            let result = if repeating {
+                                reader.raw_value_repeating()
+                            } else {
+                                reader.raw_value()
+                            };
+                            let failed = result.is_err();
+                            results.push((result, reader.pos));
+                            if failed {
+                                break;
+                            }
+                            if reader.peek() == Some(b',') {
+                                reader.advance(1);
+                            }
+                        }
+                        results
+                    };
+                    assert_eq!(read(true), read(false), "{text:?}");
+                }
+            }
+        }
+        // What was checked at one depth is checked again at another.
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let text = format!("{deep} {deep}");
+        let mut reader = Reader::new(&text);
+        assert!(reader.raw_value_repeating().is_ok());
+        reader.depth = 100;
+        let mut fresh = Reader::new(&text);
+        fresh.pos = reader.pos;
+        fresh.depth = 100;
+        let repeated = reader.raw_value_repeating();
+        assert!(repeated.is_err());
+        assert_eq!(repeated, fresh.raw_value());
+        assert_eq!(reader.pos, fresh.pos);
     }
 
     /// Reads one value both ways, [`Reader::value`] and [`Reader::skip_value`], and checks
