@@ -486,10 +486,15 @@ impl<'a> Reader<'a> {
             self.advance(1);
         }
         let digits_start = self.pos;
+        // The integer part's value, used when it has at most 15 digits.
+        let mut magnitude = 0u64;
         match self.byte_at(self.pos) {
             Some(b'0') => self.advance(1),
             Some(b'1'..=b'9') => {
-                while matches!(self.byte_at(self.pos), Some(b'0'..=b'9')) {
+                while let Some(digit @ b'0'..=b'9') = self.byte_at(self.pos) {
+                    magnitude = magnitude
+                        .wrapping_mul(10)
+                        .wrapping_add(u64::from(digit.wrapping_sub(b'0')));
                     self.advance(1);
                 }
             }
@@ -513,15 +518,6 @@ impl<'a> Reader<'a> {
         if !plain || digits_end.saturating_sub(digits_start) > 15 {
             return Ok(None);
         }
-        let magnitude = self
-            .bytes()
-            .get(digits_start..digits_end)
-            .unwrap_or_default()
-            .iter()
-            .fold(0u64, |acc, digit| {
-                acc.wrapping_mul(10)
-                    .wrapping_add(u64::from(digit.wrapping_sub(b'0')))
-            });
         let magnitude = magnitude as f64;
         Ok(Some(if negative { -magnitude } else { magnitude }))
     }
