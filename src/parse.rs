@@ -273,7 +273,7 @@ impl<'a> RawEvent<'a> {
         if reader.peek() != Some(b'{') {
             return Scalar::read(reader).map(RawEvent::NotObject);
         }
-        let mut raw = RawObject::default();
+        let mut raw = Box::<RawObject>::default();
         let mut object = reader.begin_object()?;
         while let Some(key) = reader.next_key_code(&mut object)? {
             match key {
@@ -285,7 +285,7 @@ impl<'a> RawEvent<'a> {
                 _ => reader.skip_value()?,
             }
         }
-        Ok(RawEvent::Object(Box::new(raw)))
+        Ok(RawEvent::Object(raw))
     }
 }
 
@@ -478,7 +478,7 @@ impl RawEvent<'_> {
     /// Checks the event and keeps what the interpreter reads; `index` is its place in the batch.
     fn validate(self, index: usize, interner: &mut JsonInterner) -> Result<SessionEvent, Error> {
         let raw = match self {
-            RawEvent::Object(raw) => *raw,
+            RawEvent::Object(raw) => raw,
             RawEvent::NotObject(found) => {
                 return Err(Error::NotAnObject {
                     index,
