@@ -11,7 +11,7 @@ use crate::event::{
     safe_integer, EventKind, HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, TurnField,
 };
 use crate::intern::JsonInterner;
-use crate::json::reader::{key_code, KeyCode, Reader, Step};
+use crate::json::reader::{key_code, Failed, KeyCode, Reader, Step};
 use crate::json::{malformed, JsonValue};
 
 // Only the wasm build receives packed batches; native builds test the reader.
@@ -60,14 +60,14 @@ pub(crate) fn parse_events_with(
     match reader.peek() {
         None => Ok(Vec::new()),
         Some(b'[') => read_array(&mut reader, interner)
-            .map_err(|err| malformed(text, &err, 0))?
+            .map_err(|Failed| malformed(text, reader.error(), 0))?
             .finish(),
         Some(b'{') => parse_json_lines(text, interner),
         Some(_) => {
             let value = reader
                 .value()
                 .and_then(|value| reader.finish().map(|()| value))
-                .map_err(|err| malformed(text, &err, 0))?;
+                .map_err(|Failed| malformed(text, reader.error(), 0))?;
             Err(Error::NotAnArray {
                 found: describe_value(&value).to_owned(),
             })
@@ -97,7 +97,7 @@ fn parse_json_lines(text: &str, interner: &mut JsonInterner) -> Result<Vec<Sessi
         batch
             .read(&mut reader, interner)
             .and_then(|()| reader.finish())
-            .map_err(|err| malformed(line, &err, line_index))?;
+            .map_err(|Failed| malformed(line, reader.error(), line_index))?;
         previous = reader;
     }
     batch.finish()

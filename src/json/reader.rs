@@ -19,8 +19,13 @@ pub(crate) struct SyntaxError {
     pub message: &'static str,
 }
 
+/// A reader step failed: the reader holds why ([`Reader::error`]). The error carries nothing,
+/// so a step's result fits in registers and `?` moves no error details.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Failed;
+
 /// The result of a reader step.
-pub(crate) type Step<T> = Result<T, SyntaxError>;
+pub(crate) type Step<T> = Result<T, Failed>;
 
 /// An array or object being read: whether its first item was read.
 pub(crate) struct Container {
@@ -38,6 +43,8 @@ pub(crate) struct Reader<'a> {
     /// For [`Reader::raw_value_repeating`]: the last array or object it read, and the depth
     /// it was read at.
     remembered: Option<(&'a str, usize)>,
+    /// Why the last failed step failed.
+    error: SyntaxError,
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -148,6 +155,10 @@ impl<'a> Reader<'a> {
             depth: 0,
             objects: [0; MAX_DEPTH / 64],
             remembered: None,
+            error: SyntaxError {
+                offset: 0,
+                message: "",
+            },
         }
     }
 
@@ -167,11 +178,17 @@ impl<'a> Reader<'a> {
     }
 
     /// An error at the cursor.
-    pub fn fail<T>(&self, message: &'static str) -> Step<T> {
-        Err(SyntaxError {
+    pub fn fail<T>(&mut self, message: &'static str) -> Step<T> {
+        self.error = SyntaxError {
             offset: self.pos,
             message,
-        })
+        };
+        Err(Failed)
+    }
+
+    /// Why the last failed step failed.
+    pub fn error(&self) -> &SyntaxError {
+        &self.error
     }
 
     /// Skips whitespace and returns the next byte without taking it (`None` at the end).
@@ -901,13 +918,15 @@ mod tests {
                     let by_code = {
                         let mut reader = Reader::new(&text);
                         let mut object = reader.begin_object().unwrap();
-                        (reader.next_key_code(&mut object), reader.pos)
+                        let code = reader.next_key_code(&mut object);
+                        (code, reader.pos, reader.error().clone())
                     };
                     let by_text = {
                         let mut reader = Reader::new(&text);
                         let mut object = reader.begin_object().unwrap();
                         let key = reader.next_key(&mut object);
-                        (key.map(|key| key.map(|key| key_code(&key))), reader.pos)
+                        let code = key.map(|key| key.map(|key| key_code(&key)));
+                        (code, reader.pos, reader.error().clone())
                     };
                     assert_eq!(by_code, by_text, "{text:?}");
                 }
@@ -993,7 +1012,7 @@ mod tests {
                                 reader.raw_value()
                             };
                             let failed = result.is_err();
-                            results.push((result, reader.pos));
+                            results.push((result, reader.pos, reader.error().clone()));
                             if failed {
                                 break;
                             }
@@ -1019,6 +1038,7 @@ mod tests {
         let repeated = reader.raw_value_repeating();
         assert!(repeated.is_err());
         assert_eq!(repeated, fresh.raw_value());
+        assert_eq!(reader.error(), fresh.error());
         assert_eq!(reader.pos, fresh.pos);
     }
 
@@ -1032,7 +1052,7 @@ mod tests {
             } else {
                 reader.value().map(drop)
             };
-            (result, reader.pos, reader.depth)
+            (result, reader.pos, reader.depth, reader.error().clone())
         };
         assert_eq!(read(true), read(false), "{text:?}");
     }
@@ -1077,6 +1097,7 @@ mod tests {
         let mut other = Reader::new("[[[1]]]");
         other.depth = MAX_DEPTH - 2;
         assert_eq!(reader.skip_value(), other.value().map(drop));
+        assert_eq!(reader.error(), other.error());
         assert_eq!(reader.pos, other.pos);
     }
 
