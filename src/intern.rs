@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::jsjson::js_stringify;
+use crate::json::reader::same_bytes;
 use crate::json::JsonValue;
 
 /// How many distinct texts of each kind are kept; past that, values are parsed but not shared
@@ -67,7 +68,7 @@ impl JsonInterner {
     pub fn tools(&mut self, raw: Option<&str>) -> SharedTools {
         let key = raw.unwrap_or("[]");
         if let Some((last, tools)) = &self.last_tools {
-            if **last == *key {
+            if same_bytes(last.as_bytes(), key.as_bytes()) {
                 return tools.clone();
             }
         }

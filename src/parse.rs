@@ -11,7 +11,7 @@ use crate::event::{
     safe_integer, EventKind, HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, TurnField,
 };
 use crate::intern::JsonInterner;
-use crate::json::reader::{Reader, Step};
+use crate::json::reader::{key_code, Failed, KeyCode, Reader, Step};
 use crate::json::{malformed, JsonValue};
 
 // Only the wasm build receives packed batches; native builds test the reader.
@@ -19,6 +19,30 @@ use crate::json::{malformed, JsonValue};
 pub(crate) mod packed;
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub(crate) mod stream;
+
+/// The codes of the keys the parser reads (see [`KeyCode`]).
+mod keys {
+    use super::{key_code, KeyCode};
+
+    pub const SEQ: KeyCode = key_code("seq");
+    pub const TIME: KeyCode = key_code("time");
+    pub const TYPE: KeyCode = key_code("type");
+    pub const SURFACE_OP: KeyCode = key_code("surfaceOp");
+    pub const DATA: KeyCode = key_code("data");
+    pub const OP: KeyCode = key_code("op");
+    pub const START_SEQ: KeyCode = key_code("startSeq");
+    pub const END_SEQ: KeyCode = key_code("endSeq");
+    pub const TURN: KeyCode = key_code("turn");
+    pub const STEP: KeyCode = key_code("step");
+    pub const MESSAGE: KeyCode = key_code("message");
+    pub const HEADER: KeyCode = key_code("header");
+    pub const REASON: KeyCode = key_code("reason");
+    pub const STARTS_SERIES: KeyCode = key_code("startsSeries");
+    pub const CONTENT: KeyCode = key_code("content");
+    pub const TEXT: KeyCode = key_code("text");
+    pub const CONFIG: KeyCode = key_code("config");
+    pub const TOOLS: KeyCode = key_code("tools");
+}
 
 /// Parses a batch of events from JSON text: a JSON array of event objects, or JSON lines (one
 /// event object per line; blank lines are skipped). Whitespace-only text is an empty batch.
@@ -38,14 +62,14 @@ pub(crate) fn parse_events_with(
     match reader.peek() {
         None => Ok(Vec::new()),
         Some(b'[') => read_array(&mut reader, interner)
-            .map_err(|err| malformed(text, &err, 0))?
+            .map_err(|Failed| malformed(text, reader.error(), 0))?
             .finish(),
         Some(b'{') => parse_json_lines(text, interner),
         Some(_) => {
             let value = reader
                 .value()
                 .and_then(|value| reader.finish().map(|()| value))
-                .map_err(|err| malformed(text, &err, 0))?;
+                .map_err(|Failed| malformed(text, reader.error(), 0))?;
             Err(Error::NotAnArray {
                 found: describe_value(&value).to_owned(),
             })
@@ -65,15 +89,18 @@ fn read_array(reader: &mut Reader<'_>, interner: &mut JsonInterner) -> Step<Batc
 
 fn parse_json_lines(text: &str, interner: &mut JsonInterner) -> Result<Vec<SessionEvent>, Error> {
     let mut batch = Batch::default();
+    let mut previous = Reader::new("");
     for (line_index, line) in text.lines().enumerate() {
         let mut reader = Reader::new(line);
         if reader.peek().is_none() {
             continue;
         }
+        reader.continue_from(&previous);
         batch
             .read(&mut reader, interner)
             .and_then(|()| reader.finish())
-            .map_err(|err| malformed(line, &err, line_index))?;
+            .map_err(|Failed| malformed(line, reader.error(), line_index))?;
+        previous = reader;
     }
     batch.finish()
 }
@@ -248,19 +275,19 @@ impl<'a> RawEvent<'a> {
         if reader.peek() != Some(b'{') {
             return Scalar::read(reader).map(RawEvent::NotObject);
         }
-        let mut raw = RawObject::default();
+        let mut raw = Box::<RawObject>::default();
         let mut object = reader.begin_object()?;
-        while let Some(key) = reader.next_key(&mut object)? {
-            match &*key {
-                "seq" => raw.seq = Scalar::read(reader)?,
-                "time" => raw.time = Scalar::read(reader)?,
-                "type" => raw.kind = TypeTag::read(reader)?,
-                "surfaceOp" => raw.surface_op = RawSurfaceOp::read(reader)?,
-                "data" => raw.data = RawData::read(reader, DataWants::for_type(raw.kind))?,
+        while let Some(key) = reader.next_key_code(&mut object)? {
+            match key {
+                keys::SEQ => raw.seq = Scalar::read(reader)?,
+                keys::TIME => raw.time = Scalar::read(reader)?,
+                keys::TYPE => raw.kind = TypeTag::read(reader)?,
+                keys::SURFACE_OP => raw.surface_op = RawSurfaceOp::read(reader)?,
+                keys::DATA => raw.data = RawData::read(reader, DataWants::for_type(raw.kind))?,
                 _ => reader.skip_value()?,
             }
         }
-        Ok(RawEvent::Object(Box::new(raw)))
+        Ok(RawEvent::Object(raw))
     }
 }
 
@@ -289,11 +316,11 @@ impl<'a> RawSurfaceOp<'a> {
         }
         let (mut op, mut start, mut end) = (Scalar::Absent, Scalar::Absent, Scalar::Absent);
         let mut object = reader.begin_object()?;
-        while let Some(key) = reader.next_key(&mut object)? {
-            match &*key {
-                "op" => op = Scalar::read(reader)?,
-                "startSeq" => start = Scalar::read(reader)?,
-                "endSeq" => end = Scalar::read(reader)?,
+        while let Some(key) = reader.next_key_code(&mut object)? {
+            match key {
+                keys::OP => op = Scalar::read(reader)?,
+                keys::START_SEQ => start = Scalar::read(reader)?,
+                keys::END_SEQ => end = Scalar::read(reader)?,
                 _ => reader.skip_value()?,
             }
         }
@@ -356,18 +383,18 @@ impl<'a> RawData<'a> {
             return Ok(data);
         }
         let mut object = reader.begin_object()?;
-        while let Some(key) = reader.next_key(&mut object)? {
-            match &*key {
-                "turn" => data.turn = Scalar::read(reader)?,
-                "step" => data.step = Scalar::read(reader)?,
-                "message" if wants.message => data.text = read_prompt_text(reader)?,
-                "header" if wants.header => {
+        while let Some(key) = reader.next_key_code(&mut object)? {
+            match key {
+                keys::TURN => data.turn = Scalar::read(reader)?,
+                keys::STEP => data.step = Scalar::read(reader)?,
+                keys::MESSAGE if wants.message => data.text = read_prompt_text(reader)?,
+                keys::HEADER if wants.header => {
                     let (config, tools) = read_header_fields(reader)?;
                     data.config = config;
                     data.tools = tools;
                 }
-                "reason" if wants.header => data.reason = Scalar::read(reader)?,
-                "startsSeries" if wants.header => data.starts_series = Scalar::read(reader)?,
+                keys::REASON if wants.header => data.reason = Scalar::read(reader)?,
+                keys::STARTS_SERIES if wants.header => data.starts_series = Scalar::read(reader)?,
                 _ => reader.skip_value()?,
             }
         }
@@ -384,8 +411,8 @@ fn read_prompt_text(reader: &mut Reader<'_>) -> Step<Option<String>> {
     }
     let mut text = String::new();
     let mut object = reader.begin_object()?;
-    while let Some(key) = reader.next_key(&mut object)? {
-        if key == "content" {
+    while let Some(key) = reader.next_key_code(&mut object)? {
+        if key == keys::CONTENT {
             text = read_content_text(reader)?;
         } else {
             reader.skip_value()?;
@@ -418,10 +445,10 @@ fn read_text_block<'a>(reader: &mut Reader<'a>) -> Step<Option<Cow<'a, str>>> {
     }
     let (mut kind, mut text) = (Scalar::Absent, Scalar::Absent);
     let mut object = reader.begin_object()?;
-    while let Some(key) = reader.next_key(&mut object)? {
-        match &*key {
-            "type" => kind = Scalar::read(reader)?,
-            "text" => text = Scalar::read(reader)?,
+    while let Some(key) = reader.next_key_code(&mut object)? {
+        match key {
+            keys::TYPE => kind = Scalar::read(reader)?,
+            keys::TEXT => text = Scalar::read(reader)?,
             _ => reader.skip_value()?,
         }
     }
@@ -439,10 +466,10 @@ fn read_header_fields<'a>(reader: &mut Reader<'a>) -> Step<(HeaderJson<'a>, Head
         return Ok((config, tools));
     }
     let mut object = reader.begin_object()?;
-    while let Some(key) = reader.next_key(&mut object)? {
-        match &*key {
-            "config" => config = HeaderJson::Text(reader.raw_value()?),
-            "tools" => tools = HeaderJson::Text(reader.raw_value()?),
+    while let Some(key) = reader.next_key_code(&mut object)? {
+        match key {
+            keys::CONFIG => config = HeaderJson::Text(reader.raw_value()?),
+            keys::TOOLS => tools = HeaderJson::Text(reader.raw_value_repeating()?),
             _ => reader.skip_value()?,
         }
     }
@@ -453,7 +480,7 @@ impl RawEvent<'_> {
     /// Checks the event and keeps what the interpreter reads; `index` is its place in the batch.
     fn validate(self, index: usize, interner: &mut JsonInterner) -> Result<SessionEvent, Error> {
         let raw = match self {
-            RawEvent::Object(raw) => *raw,
+            RawEvent::Object(raw) => raw,
             RawEvent::NotObject(found) => {
                 return Err(Error::NotAnObject {
                     index,
@@ -611,6 +638,45 @@ mod tests {
         assert_eq!(events.len(), 2);
         assert_eq!(events[1].turn, TurnField::Null);
         assert!(parse_events("  \n ").unwrap().is_empty());
+    }
+
+    #[test]
+    fn keys_with_escapes_match_their_text() {
+        let text = r#"[{"s\u0065q":3,"typ\u0065":"turn/start","d\u0061ta":{"\u0074urn":2}},
+          {"seq":4,"time":1,"type":"system/message","data":{"message":{"content":[{"type":"text",
+           "t\u0065xt":"A"}]}}}]"#;
+        let events = parse_events(text).unwrap();
+        assert_eq!(events[0].seq, 3);
+        assert_eq!(events[0].turn, TurnField::Turn(2));
+        assert_eq!(events[1].system_text().map(|t| &**t), Some("A"));
+    }
+
+    #[test]
+    fn repeated_tools_are_read_as_written() {
+        let header = |seq: u32, tools: &str| {
+            format!(
+                r#"{{"seq":{seq},"type":"request/header","data":{{"header":{{"tools":{tools}}}}}}}"#
+            )
+        };
+        let tools = [
+            r#"[{"a":1}]"#,
+            r#"[{"a":1}]"#,
+            r#"[{"a":1},{"b":2}]"#,
+            "[]",
+            r#"[{"a":1}]"#,
+        ];
+        let lines: Vec<String> = (1..).zip(tools).map(|(seq, t)| header(seq, t)).collect();
+        for text in [lines.join("\n"), format!("[{}]", lines.join(",\n"))] {
+            let events = parse_events(&text).unwrap();
+            let read: Vec<&str> = events
+                .iter()
+                .map(|e| &*e.header().unwrap().tools_text)
+                .collect();
+            assert_eq!(read, tools, "{text}");
+        }
+        let bad = format!("{}\n{}", header(1, "[[1]]"), header(2, "[[1]]]"));
+        let message = parse_events(&bad).unwrap_err().to_string();
+        assert!(message.contains("line 2, column 65"), "{message}");
     }
 
     #[test]

@@ -19,8 +19,13 @@ pub(crate) struct SyntaxError {
     pub message: &'static str,
 }
 
+/// A reader step failed: the reader holds why ([`Reader::error`]). The error carries nothing,
+/// so a step's result fits in registers and `?` moves no error details.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Failed;
+
 /// The result of a reader step.
-pub(crate) type Step<T> = Result<T, SyntaxError>;
+pub(crate) type Step<T> = Result<T, Failed>;
 
 /// An array or object being read: whether its first item was read.
 pub(crate) struct Container {
@@ -40,29 +45,128 @@ pub(crate) struct Reader<'a> {
     text: &'a str,
     pos: usize,
     depth: usize,
+    /// For [`Reader::skip_value`]: bit `d` is set when the container it entered at depth `d`
+    /// is an object.
+    objects: [u64; MAX_DEPTH / 64],
+    /// For [`Reader::raw_value_repeating`]: the last array or object it read, and the depth
+    /// it was read at.
+    remembered: Option<(&'a str, usize)>,
+    /// Why the last failed step failed.
+    error: SyntaxError,
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
-/// Whether any of the eight bytes in `word` is `"`, `\` or a control character (below 0x20).
-/// It may answer yes for a word without one (the caller then looks byte by byte), never no for
-/// a word with one.
-fn has_string_special(word: u64) -> bool {
+/// The high bit of each of the eight bytes of `word` (little-endian) that is `"`, `\` or a
+/// control character (below 0x20), and perhaps of some bytes after the first such byte (borrows
+/// run upwards), never of a byte before it: the lowest set bit marks the first special byte.
+fn string_specials(word: u64) -> u64 {
     let quote = word ^ ONES.wrapping_mul(u64::from(b'"'));
     let backslash = word ^ ONES.wrapping_mul(u64::from(b'\\'));
     let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
     let below_space = word.wrapping_sub(ONES.wrapping_mul(0x20)) & !word;
-    (zero_byte(quote) | zero_byte(backslash) | below_space) & HIGHS != 0
+    (zero_byte(quote) | zero_byte(backslash) | below_space) & HIGHS
+}
+
+/// Whether `byte` ends a run of ordinary string bytes.
+fn is_string_special(byte: u8) -> bool {
+    byte == b'"' || byte == b'\\' || byte < 0x20
+}
+
+/// Whether `a` and `b` are the same bytes. In wasm, where `==` on slices is a byte-by-byte loop,
+/// it compares eight bytes at a time.
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if cfg!(target_arch = "wasm32") {
+        same_words(a, b)
+    } else {
+        a == b
+    }
+}
+
+/// [`same_bytes`], eight bytes at a time.
+fn same_words(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let (mut a_words, mut b_words) = (a.chunks_exact(8), b.chunks_exact(8));
+    for (x, y) in (&mut a_words).zip(&mut b_words) {
+        if word(x) != word(y) {
+            return false;
+        }
+    }
+    a_words.remainder() == b_words.remainder()
+}
+
+/// The eight bytes of `chunk` as a little-endian word (`chunk` has eight bytes).
+fn word(chunk: &[u8]) -> u64 {
+    <[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes)
+}
+
+/// An object key as one number, for matching keys without comparing strings: the key's bytes
+/// (little-endian) with its length in the top byte, for keys of at most 15 bytes; every longer
+/// key is [`LONG_KEY`]. Keys are codes of their text after escapes are read, so `"s\u0065q"` is
+/// the code of `seq`.
+pub(crate) type KeyCode = u128;
+
+/// The code of every key longer than 15 bytes (no shorter key has it: its length byte is 0xFF).
+pub(crate) const LONG_KEY: KeyCode = u128::MAX;
+
+/// The code of `key` (see [`KeyCode`]).
+pub(crate) const fn key_code(key: &str) -> KeyCode {
+    let bytes = key.as_bytes();
+    if bytes.len() > 15 {
+        return LONG_KEY;
+    }
+    let mut code = (bytes.len() as u128) << 120;
+    let mut rest = bytes;
+    let mut shift = 0u32;
+    while let [byte, tail @ ..] = rest {
+        code |= (*byte as u128) << shift;
+        shift = shift.wrapping_add(8);
+        rest = tail;
+    }
+    code
+}
+
+/// [`key_code`] for keys read at run time, without shifting 128-bit numbers (which wasm does
+/// in many instructions).
+fn runtime_key_code(key: &[u8]) -> KeyCode {
+    let mut bytes = [0u8; 16];
+    match (bytes.get_mut(..key.len()), u8::try_from(key.len())) {
+        (Some(head), Ok(length)) if length <= 15 => {
+            head.copy_from_slice(key);
+            if let Some(last) = bytes.last_mut() {
+                *last = length;
+            }
+            u128::from_le_bytes(bytes)
+        }
+        _ => LONG_KEY,
+    }
+}
+
+/// The code of a key of `length` (at most 7) bytes, the low bytes of `word`.
+fn short_key_code(word: u64, length: u32) -> KeyCode {
+    let mask = 1u64
+        .checked_shl(length.wrapping_mul(8))
+        .map_or(u64::MAX, |bit| bit.wrapping_sub(1));
+    u128::from(word & mask) | (u128::from(length) << 120)
 }
 
 impl<'a> Reader<'a> {
     /// A reader at the start of `text`.
+    #[inline(never)]
     pub fn new(text: &'a str) -> Reader<'a> {
         Reader {
             text,
             pos: 0,
             depth: 0,
+            objects: [0; MAX_DEPTH / 64],
+            remembered: None,
+            error: SyntaxError {
+                offset: 0,
+                message: "",
+            },
         }
     }
 
@@ -93,11 +197,17 @@ impl<'a> Reader<'a> {
     }
 
     /// An error at the cursor.
-    pub fn fail<T>(&self, message: &'static str) -> Step<T> {
-        Err(SyntaxError {
+    pub fn fail<T>(&mut self, message: &'static str) -> Step<T> {
+        self.error = SyntaxError {
             offset: self.pos,
             message,
-        })
+        };
+        Err(Failed)
+    }
+
+    /// Why the last failed step failed.
+    pub fn error(&self) -> &SyntaxError {
+        &self.error
     }
 
     /// Skips whitespace and returns the next byte without taking it (`None` at the end).
@@ -156,15 +266,56 @@ impl<'a> Reader<'a> {
     /// skip); `None` after the closing `}`.
     #[inline]
     pub fn next_key(&mut self, object: &mut Container) -> Step<Option<Cow<'a, str>>> {
-        if !self.next_item(object, b'}', "expected `,` or `}` in an object")? {
+        if !self.key_due(object)? {
             return Ok(None);
+        }
+        let key = self.string()?;
+        self.colon()?;
+        Ok(Some(key))
+    }
+
+    /// Whether the object has another member, with the cursor on its key's `"`.
+    #[inline(never)]
+    fn key_due(&mut self, object: &mut Container) -> Step<bool> {
+        if !self.next_item(object, b'}', "expected `,` or `}` in an object")? {
+            return Ok(false);
         }
         if self.peek() != Some(b'"') {
             return self.fail("expected a string key");
         }
+        Ok(true)
+    }
+
+    /// Takes the `:` after a key.
+    fn colon(&mut self) -> Step<()> {
+        self.expect(b':', "expected `:` after an object key")
+    }
+
+    /// [`Reader::next_key`], returning the key's [`KeyCode`] instead of its text.
+    pub fn next_key_code(&mut self, object: &mut Container) -> Step<Option<KeyCode>> {
+        if !self.key_due(object)? {
+            return Ok(None);
+        }
+        let code = self.key_code()?;
+        self.colon()?;
+        Ok(Some(code))
+    }
+
+    /// Reads the string at the cursor (which is on its `"`) as a key code. A key of at most 7
+    /// plain bytes, with 8 bytes of text after its `"`, is read from one word; any other key
+    /// is read as a string.
+    fn key_code(&mut self) -> Step<KeyCode> {
+        let start = self.pos.saturating_add(1);
+        if let Some(chunk) = self.bytes().get(start..start.saturating_add(8)) {
+            let word = word(chunk);
+            let length = string_specials(word).trailing_zeros() / 8;
+            if chunk.get(length as usize) == Some(&b'"') {
+                self.pos = start.saturating_add(length as usize).saturating_add(1);
+                return Ok(short_key_code(word, length));
+            }
+        }
         let key = self.string()?;
-        self.expect(b':', "expected `:` after an object key")?;
-        Ok(Some(key))
+        Ok(runtime_key_code(key.as_bytes()))
     }
 
     /// Takes the `[` of an array. Read its elements while [`Reader::next_element`] says so.
@@ -259,24 +410,24 @@ impl<'a> Reader<'a> {
     }
 
     /// The end of the run of ordinary string bytes starting at `pos`.
-    fn plain_run(&self, mut pos: usize) -> usize {
-        let bytes = self.bytes();
-        while let Some(chunk) = pos.checked_add(8).and_then(|end| bytes.get(pos..end)) {
-            let Ok(word) = <[u8; 8]>::try_from(chunk) else {
-                break;
-            };
-            if has_string_special(u64::from_le_bytes(word)) {
+    fn plain_run(&self, pos: usize) -> usize {
+        let rest = self.bytes().get(pos..).unwrap_or_default();
+        let mut chunks = rest.chunks_exact(8);
+        let mut run = pos;
+        for chunk in &mut chunks {
+            let specials = string_specials(word(chunk));
+            if specials != 0 {
+                return run.saturating_add((specials.trailing_zeros() / 8) as usize);
+            }
+            run = run.saturating_add(8);
+        }
+        for &byte in chunks.remainder() {
+            if is_string_special(byte) {
                 break;
             }
-            pos = pos.saturating_add(8);
+            run = run.saturating_add(1);
         }
-        while let Some(&byte) = bytes.get(pos) {
-            if byte == b'"' || byte == b'\\' || byte < 0x20 {
-                break;
-            }
-            pos = pos.saturating_add(1);
-        }
-        pos
+        run
     }
 
     /// `text[start..end]`, or `""` if that is not a range of whole characters (it always is:
@@ -371,10 +522,15 @@ impl<'a> Reader<'a> {
             self.advance(1);
         }
         let digits_start = self.pos;
+        // The integer part's value, used when it has at most 15 digits.
+        let mut magnitude = 0u64;
         match self.byte_at(self.pos) {
             Some(b'0') => self.advance(1),
             Some(b'1'..=b'9') => {
-                while matches!(self.byte_at(self.pos), Some(b'0'..=b'9')) {
+                while let Some(digit @ b'0'..=b'9') = self.byte_at(self.pos) {
+                    magnitude = magnitude
+                        .wrapping_mul(10)
+                        .wrapping_add(u64::from(digit.wrapping_sub(b'0')));
                     self.advance(1);
                 }
             }
@@ -398,15 +554,6 @@ impl<'a> Reader<'a> {
         if !plain || digits_end.saturating_sub(digits_start) > 15 {
             return Ok(None);
         }
-        let magnitude = self
-            .bytes()
-            .get(digits_start..digits_end)
-            .unwrap_or_default()
-            .iter()
-            .fold(0u64, |acc, digit| {
-                acc.wrapping_mul(10)
-                    .wrapping_add(u64::from(digit.wrapping_sub(b'0')))
-            });
         let magnitude = magnitude as f64;
         Ok(Some(if negative { -magnitude } else { magnitude }))
     }
@@ -445,28 +592,86 @@ impl<'a> Reader<'a> {
         self.literal(b"null")
     }
 
-    /// Checks and skips one value of any kind.
+    /// Checks and skips one value of any kind. It checks what [`Reader::value`] checks, with the
+    /// same errors at the same places, but walks nested arrays and objects in one loop (which
+    /// kind each open container is sits in a bit set indexed by depth) instead of recursing.
     pub fn skip_value(&mut self) -> Step<()> {
-        match self.peek() {
-            Some(b'{') => {
-                let mut object = self.begin_object()?;
-                while self.next_key(&mut object)?.is_some() {
-                    self.skip_value()?;
+        let base = self.depth;
+        loop {
+            // A value is due at the cursor.
+            match self.peek() {
+                Some(open @ (b'{' | b'[')) => {
+                    self.advance(1);
+                    let depth = self.depth;
+                    self.enter()?;
+                    let is_object = open == b'{';
+                    if let Some(bits) = self.objects.get_mut(depth / 64) {
+                        let shift = depth % 64;
+                        *bits = (*bits & !(1u64 << shift)) | (u64::from(is_object) << shift);
+                    }
+                    let close = if is_object { b'}' } else { b']' };
+                    if self.peek() == Some(close) {
+                        self.advance(1);
+                        self.leave();
+                    } else {
+                        if is_object {
+                            self.member_key()?;
+                        }
+                        continue;
+                    }
                 }
-                Ok(())
-            }
-            Some(b'[') => {
-                let mut array = self.begin_array()?;
-                while self.next_element(&mut array)? {
-                    self.skip_value()?;
+                Some(b'"') => self.skip_string()?,
+                Some(b't' | b'f') => {
+                    self.boolean()?;
                 }
-                Ok(())
+                Some(b'n') => self.null()?,
+                _ => {
+                    self.scan_number()?;
+                }
             }
-            Some(b'"') => self.skip_string(),
-            Some(b't' | b'f') => self.boolean().map(drop),
-            Some(b'n') => self.null(),
-            _ => self.scan_number().map(drop),
+            // A value ended: close containers until one has another item, or `base` is back.
+            loop {
+                if self.depth <= base {
+                    return Ok(());
+                }
+                let inner = self.depth.saturating_sub(1);
+                let is_object = self
+                    .objects
+                    .get(inner / 64)
+                    .is_some_and(|bits| bits & (1u64 << (inner % 64)) != 0);
+                let (close, message) = if is_object {
+                    (b'}', "expected `,` or `}` in an object")
+                } else {
+                    (b']', "expected `,` or `]` in an array")
+                };
+                match self.peek() {
+                    Some(b',') => {
+                        self.advance(1);
+                        if self.peek() == Some(close) {
+                            return self.fail("trailing comma");
+                        }
+                        if is_object {
+                            self.member_key()?;
+                        }
+                        break;
+                    }
+                    Some(byte) if byte == close => {
+                        self.advance(1);
+                        self.leave();
+                    }
+                    _ => return self.fail(message),
+                }
+            }
         }
+    }
+
+    /// Checks and skips an object member's key and its `:`, as [`Reader::next_key`] reads them.
+    fn member_key(&mut self) -> Step<()> {
+        if self.peek() != Some(b'"') {
+            return self.fail("expected a string key");
+        }
+        self.skip_string()?;
+        self.colon()
     }
 
     /// Checks and skips one value, returning its text as written.
@@ -475,6 +680,38 @@ impl<'a> Reader<'a> {
         let start = self.pos;
         self.skip_value()?;
         Ok(self.slice(start, self.pos))
+    }
+
+    /// [`Reader::raw_value`] for values that often repeat the last array or object this
+    /// method read (in this reader, or the one it was [`continued`](Reader::continue_from)
+    /// from) at the same depth: when the text at the cursor starts with that value's text, it
+    /// is taken as it is without being checked again. That is exact: checking those bytes at
+    /// that depth went well before, and an array or object ends at its closing bracket without
+    /// the reader looking further.
+    pub fn raw_value_repeating(&mut self) -> Step<&'a str> {
+        self.peek();
+        let start = self.pos;
+        if let Some((last, depth)) = self.remembered {
+            let rest = self.bytes().get(start..).unwrap_or_default();
+            let repeats = rest
+                .get(..last.len())
+                .is_some_and(|head| same_bytes(head, last.as_bytes()));
+            if depth == self.depth && repeats {
+                self.advance(last.len());
+                return Ok(self.slice(start, self.pos));
+            }
+        }
+        let raw = self.raw_value()?;
+        if matches!(raw.as_bytes().first(), Some(b'[' | b'{')) {
+            self.remembered = Some((raw, self.depth));
+        }
+        Ok(raw)
+    }
+
+    /// Takes over what `previous`, a reader of other text of the same lifetime, remembers for
+    /// [`Reader::raw_value_repeating`].
+    pub fn continue_from(&mut self, previous: &Reader<'a>) {
+        self.remembered = previous.remembered;
     }
 
     /// Reads one value of any kind. Duplicate object keys keep the last value at the place of
@@ -625,6 +862,262 @@ mod tests {
         assert!(whole(&deep(MAX_DEPTH)).is_ok());
         assert!(whole(&deep(MAX_DEPTH + 1)).is_err());
         assert!(Reader::new(&deep(100_000)).skip_value().is_err());
+    }
+
+    /// `plain_run` (eight bytes at a time) against a byte-by-byte scan, on texts mixing bytes
+    /// next to the special ones, from every start.
+    #[test]
+    fn plain_runs_end_at_the_first_special_byte() {
+        let pieces = [
+            "a", " ", "!", "\"", "\\", "\u{1}", "\u{1f}", "\u{7f}", "é", "\u{a0}", "😀", "ÿ", "]",
+            "\\\"",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..4000 {
+            let mut text = String::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let length = (seed % 24) as usize;
+            let mut state = seed;
+            for _ in 0..length {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                let plain = (state >> 60) < 11;
+                let piece = if plain {
+                    "abcdefghijk"
+                        .get((state >> 60) as usize..=(state >> 60) as usize)
+                        .unwrap()
+                } else {
+                    pieces[(state >> 33) as usize % pieces.len()]
+                };
+                text.push_str(piece);
+            }
+            let reader = Reader::new(&text);
+            for start in 0..=text.len() {
+                let naive = text.as_bytes()[start..]
+                    .iter()
+                    .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)
+                    .map_or(text.len(), |at| start + at);
+                assert_eq!(reader.plain_run(start), naive, "{text:?} from {start}");
+            }
+        }
+    }
+
+    /// Keys read as codes (two words at a time when they can be) against keys read as strings
+    /// and then coded: the same codes, the same errors, the same stops.
+    #[test]
+    fn key_codes_are_the_codes_of_the_keys_read() {
+        let keys = [
+            "",
+            "a",
+            "seq",
+            "type",
+            "surfaceOp",
+            "startsSeries",
+            "fifteen_bytes__",
+            "sixteen_bytes___",
+            "a much longer key than that",
+            "s\\u0065q",
+            "\\\"",
+            "é",
+            "😀x",
+            "tab\there",
+            "bad\\x",
+            "ctl\u{1}",
+            "\\ud800",
+            "\\u00",
+            "sixteen_bytes__\\n",
+        ];
+        for key in keys {
+            for padding in [0, 1, 7, 15, 16, 17, 40] {
+                for after in ["", ":", " : 1}", ":1", "\"", " x"] {
+                    let text = format!("{{ \"{key}\"{after}{}", " ".repeat(padding));
+                    let by_code = {
+                        let mut reader = Reader::new(&text);
+                        let mut object = reader.begin_object().unwrap();
+                        let code = reader.next_key_code(&mut object);
+                        (code, reader.pos, reader.error().clone())
+                    };
+                    let by_text = {
+                        let mut reader = Reader::new(&text);
+                        let mut object = reader.begin_object().unwrap();
+                        let key = reader.next_key(&mut object);
+                        let code = key.map(|key| key.map(|key| key_code(&key)));
+                        (code, reader.pos, reader.error().clone())
+                    };
+                    assert_eq!(by_code, by_text, "{text:?}");
+                }
+            }
+        }
+        assert_eq!(key_code("s\u{65}q"), key_code("seq"));
+        assert_ne!(key_code("seq"), key_code("seq\0"));
+        assert_eq!(key_code("sixteen_bytes___"), LONG_KEY);
+        for key in keys
+            .iter()
+            .chain(&["", "a\0", "\u{ff}\u{7ff}", "0123456789abcde"])
+        {
+            assert_eq!(runtime_key_code(key.as_bytes()), key_code(key), "{key:?}");
+        }
+        assert_ne!(key_code("fifteen_bytes__"), LONG_KEY);
+    }
+
+    #[test]
+    fn same_words_is_equality() {
+        let texts = [
+            "",
+            "a",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefghi",
+            "abcdefghijklmnopq",
+        ];
+        for a in texts {
+            for b in texts {
+                for at in 0..a.len() {
+                    let mut changed = a.as_bytes().to_vec();
+                    changed[at] ^= 1;
+                    assert!(!same_words(&changed, a.as_bytes()), "{a:?} at {at}");
+                }
+                assert_eq!(
+                    same_words(a.as_bytes(), b.as_bytes()),
+                    a == b,
+                    "{a:?} {b:?}"
+                );
+            }
+        }
+    }
+
+    /// Two values read one after the other with [`Reader::raw_value_repeating`] and with
+    /// [`Reader::raw_value`]: the same values, errors and stops.
+    #[test]
+    fn repeated_raw_values_are_read_as_they_would_be() {
+        let values = [
+            "[1]",
+            "[1]]",
+            "[1]x",
+            "[1",
+            "[1,",
+            "[1,2]",
+            "[1, 2]",
+            "{\"a\":[1]}",
+            "{\"a\":[1]}}",
+            "{\"a\":[1]",
+            "{\"a\":[1}",
+            "{}",
+            "[]",
+            "[[]]",
+            "[[",
+            "\"s\"",
+            "12",
+            "123",
+            "1",
+            "{\"t\":[{\"n\":\"x\",\"p\":{\"q\":1}}]}",
+            "{\"t\":[{\"n\":\"x\",\"p\":{\"q\":1}}]} ",
+            "{\"t\":[{\"n\":\"x\",\"p\":{\"q\":1}}]",
+        ];
+        for first in values {
+            for second in values {
+                for between in [" ", ",", "\n  "] {
+                    let text = format!("{first}{between}{second}");
+                    let read = |repeating: bool| {
+                        let mut reader = Reader::new(&text);
+                        let mut results = Vec::new();
+                        for _ in 0..2 {
+                            let result = if repeating {
+                                reader.raw_value_repeating()
+                            } else {
+                                reader.raw_value()
+                            };
+                            let failed = result.is_err();
+                            results.push((result, reader.pos, reader.error().clone()));
+                            if failed {
+                                break;
+                            }
+                            if reader.peek() == Some(b',') {
+                                reader.advance(1);
+                            }
+                        }
+                        results
+                    };
+                    assert_eq!(read(true), read(false), "{text:?}");
+                }
+            }
+        }
+        // What was checked at one depth is checked again at another.
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let text = format!("{deep} {deep}");
+        let mut reader = Reader::new(&text);
+        assert!(reader.raw_value_repeating().is_ok());
+        reader.depth = 100;
+        let mut fresh = Reader::new(&text);
+        fresh.pos = reader.pos;
+        fresh.depth = 100;
+        let repeated = reader.raw_value_repeating();
+        assert!(repeated.is_err());
+        assert_eq!(repeated, fresh.raw_value());
+        assert_eq!(reader.error(), fresh.error());
+        assert_eq!(reader.pos, fresh.pos);
+    }
+
+    /// Reads one value both ways, [`Reader::value`] and [`Reader::skip_value`], and checks
+    /// that they agree on the verdict, where they stop and the depth they leave.
+    fn value_and_skip_agree(text: &str) {
+        let read = |skip: bool| {
+            let mut reader = Reader::new(text);
+            let result = if skip {
+                reader.skip_value()
+            } else {
+                reader.value().map(drop)
+            };
+            (result, reader.pos, reader.depth, reader.error().clone())
+        };
+        assert_eq!(read(true), read(false), "{text:?}");
+    }
+
+    /// Every text one edit away from a few seeds: skipping and reading fail alike.
+    #[test]
+    fn skipping_checks_what_reading_checks() {
+        let seeds = [
+            r#"{"a": [1, -2.5e3, true, false, null], "b": {"c": {}, "d": []}, "e": "x\ny"}"#,
+            r#"[[], {}, [[1]], {"k": [{"x": "y"}]}, "s", 0, -0.5E+2]"#,
+            r#" { "k" : [ 1 , 2 ] , "l" : { } } "#,
+            "[{\"a\":1},[2,3],{\"b\":[{\"c\":null}]}]",
+        ];
+        let edits = [
+            "", "{", "}", "[", "]", ",", ":", "\"", "\\", " ", "0", "1", "-", ".", "e", "t", "n",
+            "u", "\u{1}", "\n", "é",
+        ];
+        for seed in seeds {
+            value_and_skip_agree(seed);
+            let boundaries: Vec<usize> = (0..=seed.len())
+                .filter(|&at| seed.is_char_boundary(at))
+                .collect();
+            for &at in &boundaries {
+                for edit in edits {
+                    let mut inserted = seed.to_owned();
+                    inserted.insert_str(at, edit);
+                    value_and_skip_agree(&inserted);
+                    if let Some(&next) = boundaries.iter().find(|&&b| b > at) {
+                        let mut replaced = seed.to_owned();
+                        replaced.replace_range(at..next, edit);
+                        value_and_skip_agree(&replaced);
+                    }
+                }
+            }
+        }
+        let deep = |n: usize| format!("{}1{}", "[{\"k\":".repeat(n), "}]".repeat(n));
+        for n in [MAX_DEPTH / 2 - 1, MAX_DEPTH / 2, MAX_DEPTH / 2 + 1] {
+            value_and_skip_agree(&deep(n));
+        }
+        let mut reader = Reader::new("[[[1]]]");
+        reader.depth = MAX_DEPTH - 2;
+        let mut other = Reader::new("[[[1]]]");
+        other.depth = MAX_DEPTH - 2;
+        assert_eq!(reader.skip_value(), other.value().map(drop));
+        assert_eq!(reader.error(), other.error());
+        assert_eq!(reader.pos, other.pos);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde::{Serialize, Serializer};
 use crate::error::Error;
 use crate::jsjson::serialize_js_number;
 
-use super::reader::Reader;
+use super::reader::{Failed, Reader};
 
 /// A JSON value: what a request header's `config` and `tools` hold.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,7 +43,7 @@ impl JsonValue {
         reader
             .value()
             .and_then(|value| reader.finish().map(|()| value))
-            .map_err(|err| super::malformed(text, &err, 0))
+            .map_err(|Failed| super::malformed(text, reader.error(), 0))
     }
 
     /// The object's members, when this is an object.

@@ -25,7 +25,7 @@ use crate::error::Error;
 use crate::event::SessionEvent;
 use crate::intern::JsonInterner;
 use crate::json::malformed;
-use crate::json::reader::Reader;
+use crate::json::reader::{Failed, Reader};
 
 /// A packed batch (see the module documentation).
 #[derive(Clone, Copy, Debug)]
@@ -58,7 +58,7 @@ pub(crate) fn read_packed(
                 let mut reader = Reader::new(json);
                 RawEvent::read(&mut reader)
                     .and_then(|raw| reader.finish().map(|()| raw))
-                    .map_err(|err| malformed(json, &err, 0))?
+                    .map_err(|Failed| malformed(json, reader.error(), 0))?
             }
             tag => cursor.event(tag)?,
         };
