@@ -171,9 +171,26 @@ impl<'a> Reader<'a> {
     }
 
     /// A reader at byte `pos` of `text`, inside `depth` arrays and objects: continues the work
-    /// of a reader that stopped there, over text that starts the same way.
-    pub fn resume(text: &'a str, pos: usize, depth: usize) -> Reader<'a> {
-        Reader { text, pos, depth }
+    /// of a reader that stopped there, over text that starts the same way, remembering for
+    /// [`Reader::raw_value_repeating`] what that reader did (see [`Reader::remembered`]).
+    pub fn resume(
+        text: &'a str,
+        pos: usize,
+        depth: usize,
+        remembered: Option<(&'a str, usize)>,
+    ) -> Reader<'a> {
+        Reader {
+            pos,
+            depth,
+            remembered,
+            ..Reader::new(text)
+        }
+    }
+
+    /// What [`Reader::raw_value_repeating`] remembers: the last array or object it read, and
+    /// the depth it was read at.
+    pub fn remembered(&self) -> Option<(&'a str, usize)> {
+        self.remembered
     }
 
     /// The byte offset of the cursor.

@@ -52,6 +52,9 @@ struct Stream<'a> {
     text: String,
     pieces: Pieces<'a>,
     ended: bool,
+    /// An owned copy of what the last reader remembered for `Reader::raw_value_repeating`
+    /// (its text is dropped as the stream goes on).
+    remembered: Option<(String, usize)>,
 }
 
 impl<'a> Stream<'a> {
@@ -60,7 +63,24 @@ impl<'a> Stream<'a> {
             text,
             pieces,
             ended: false,
+            remembered: None,
         }
+    }
+
+    /// What the last reader remembered, as `Reader::resume` takes it.
+    fn remembered(&self) -> Option<(&str, usize)> {
+        self.remembered
+            .as_ref()
+            .map(|(text, depth)| (text.as_str(), *depth))
+    }
+
+    /// What `reader` remembers, copied, when it is not what this stream gave it.
+    fn newly_remembered(&self, reader: &Reader<'_>) -> Option<(String, usize)> {
+        let (text, depth) = reader.remembered()?;
+        let known = self.remembered().is_some_and(|(kept, kept_depth)| {
+            kept.as_ptr() == text.as_ptr() && kept_depth == depth
+        });
+        (!known).then(|| (text.to_owned(), depth))
     }
 
     /// Drops the text before byte `read` and appends the next piece; `false` when the text was
@@ -86,13 +106,21 @@ fn read_array(mut stream: Stream<'_>, interner: &mut JsonInterner) -> Streamed {
     let mut batch = Batch::default();
     let (mut read, mut opened, mut started) = (0, false, false);
     loop {
-        let mut reader = Reader::resume(&stream.text, read, usize::from(opened));
+        let mut reader =
+            Reader::resume(&stream.text, read, usize::from(opened), stream.remembered());
         let step = if opened {
             array_step(&mut reader, started, stream.ended, &mut batch, interner)
         } else {
             reader.begin_array().map(|_| Some(Progress::Opened))
         };
         let at = reader.position();
+        let remembered = step
+            .as_ref()
+            .ok()
+            .and_then(|_| stream.newly_remembered(&reader));
+        if remembered.is_some() {
+            stream.remembered = remembered;
+        }
         match step {
             Ok(Some(Progress::Opened)) => (read, opened) = (at, true),
             Ok(Some(Progress::Element)) => (read, started) = (at, true),
@@ -158,15 +186,14 @@ fn read_lines(mut stream: Stream<'_>, interner: &mut JsonInterner) -> Streamed {
         let mut read = 0;
         while let Some(end) = stream.text.get(read..).and_then(|rest| rest.find('\n')) {
             let end = read.saturating_add(end);
-            let line = stream.text.get(read..end).unwrap_or_default();
-            if read_line(line, &mut batch, interner).is_err() {
+            if read_line(&mut stream, read..end, &mut batch, interner).is_err() {
                 return Streamed::NeedsWholeText;
             }
             read = end.saturating_add(1);
         }
         if !stream.more(read) {
-            let last = stream.text.get(read..).unwrap_or_default();
-            if read_line(last, &mut batch, interner).is_err() {
+            let end = stream.text.len();
+            if read_line(&mut stream, read..end, &mut batch, interner).is_err() {
                 return Streamed::NeedsWholeText;
             }
             return Streamed::Read(batch.finish());
@@ -174,15 +201,26 @@ fn read_lines(mut stream: Stream<'_>, interner: &mut JsonInterner) -> Streamed {
     }
 }
 
-/// One line of JSON lines (a trailing `\r` is whitespace to the reader).
-fn read_line(line: &str, batch: &mut Batch, interner: &mut JsonInterner) -> Step<()> {
-    let mut reader = Reader::new(line);
+/// One line of JSON lines, the text's bytes `line` (a trailing `\r` is whitespace to the
+/// reader).
+fn read_line(
+    stream: &mut Stream<'_>,
+    line: std::ops::Range<usize>,
+    batch: &mut Batch,
+    interner: &mut JsonInterner,
+) -> Step<()> {
+    let text = stream.text.get(line).unwrap_or_default();
+    let mut reader = Reader::resume(text, 0, 0, stream.remembered());
     if reader.peek().is_none() {
         return Ok(());
     }
     batch
         .read(&mut reader, interner)
-        .and_then(|()| reader.finish())
+        .and_then(|()| reader.finish())?;
+    if let Some(remembered) = stream.newly_remembered(&reader) {
+        stream.remembered = Some(remembered);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
