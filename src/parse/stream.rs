@@ -83,14 +83,24 @@ impl<'a> Stream<'a> {
         (!known).then(|| (text.to_owned(), depth))
     }
 
-    /// Drops the text before byte `read` and appends the next piece; `false` when the text was
-    /// already over.
+    /// Drops the text before byte `read` and appends pieces until the text at least doubles (so
+    /// an event longer than many pieces is read again only a logarithmic number of times);
+    /// `false` when the text was already over.
     fn more(&mut self, read: usize) -> bool {
         if self.ended {
             return false;
         }
         self.text.drain(..read.min(self.text.len()));
-        self.ended = !(self.pieces)(&mut self.text);
+        let target = self.text.len().saturating_mul(2);
+        loop {
+            if !(self.pieces)(&mut self.text) {
+                self.ended = true;
+                break;
+            }
+            if self.text.len() > target {
+                break;
+            }
+        }
         true
     }
 }
@@ -284,6 +294,20 @@ mod tests {
         agrees("[1234, 5]");
         agrees("[{\"seq\":12}, 77777]");
         agrees("[{\"seq\":1.5}, {\"seq\":\"x\"}]");
+    }
+
+    #[test]
+    fn a_long_event_is_read_again_a_logarithmic_number_of_times() {
+        // 32 MiB in 4 KiB pieces: reading the event again after every piece would scan about
+        // 128 GiB; after every doubling of the text held, about 64 MiB.
+        let text = format!(
+            "[{{\"seq\":1,\"data\":\"{}\"}}, {{\"seq\":2}}]",
+            "x".repeat(32 << 20)
+        );
+        let start = std::time::Instant::now();
+        let read = streamed(&text, 4096);
+        assert!(matches!(read, Streamed::Read(Ok(ref events)) if events.len() == 2));
+        assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
     }
 
     #[test]
