@@ -111,7 +111,8 @@ impl JsonInterner {
     }
 }
 
-/// A raw text the JSON reader already accepted parses again; `null` covers the impossible rest.
+/// A raw text the JSON reader already accepted, at the depth it sits in its batch, parses again;
+/// `null` covers the impossible rest.
 fn parse(raw: &str) -> JsonValue {
     JsonValue::parse(raw).unwrap_or(JsonValue::Null)
 }

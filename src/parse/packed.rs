@@ -48,23 +48,41 @@ pub(crate) fn read_packed(
         text: batch.text,
     };
     let mut events = Batch::default();
-    while events.first_error.is_none() {
-        let Some(tag) = cursor.numbers.next() else {
-            break;
-        };
+    // Records after the first invalid event are still read: JSON nested too deeply anywhere is
+    // the error that wins, as malformed text is in a JSON batch.
+    while let Some(tag) = cursor.numbers.next() {
         let raw = match *tag {
             0.0 => {
                 let json = cursor.text()?;
-                let mut reader = Reader::new(json);
+                let mut reader = Reader::resume(json, 0, EVENT_DEPTH, None);
                 RawEvent::read(&mut reader)
                     .and_then(|raw| reader.finish().map(|()| raw))
                     .map_err(|Failed| malformed(json, reader.error(), 0))?
             }
             tag => cursor.event(tag)?,
         };
-        events.accept(raw, interner);
+        if events.first_error.is_none() {
+            events.accept(raw, interner);
+        }
     }
     events.finish()
+}
+
+/// How deep an event sits in a JSON array of events, and a header's config and tools (inside the
+/// array, the event, `data` and `header`): JSON text is read from there, so that it may nest as
+/// deeply as in the batch's JSON text, and no deeper.
+const EVENT_DEPTH: usize = 1;
+const HEADER_MEMBER_DEPTH: usize = 4;
+
+/// `text`, the JSON of a header's config or tools (written by `JSON.stringify`, so well formed),
+/// checked for its nesting depth.
+fn checked_depth(text: &str) -> Result<&str, Error> {
+    let mut reader = Reader::resume(text, 0, HEADER_MEMBER_DEPTH, None);
+    reader
+        .skip_value()
+        .and_then(|()| reader.finish())
+        .map_err(|Failed| malformed(text, reader.error(), 0))?;
+    Ok(text)
 }
 
 /// A packed batch being read.
@@ -103,7 +121,7 @@ impl<'a> Cursor<'a> {
                 self.numbers.next();
                 Ok(HeaderJson::SameAsPrevious)
             }
-            _ => self.text().map(HeaderJson::Text),
+            _ => checked_depth(self.text()?).map(HeaderJson::Text),
         }
     }
 
@@ -185,6 +203,7 @@ fn not_packed() -> Error {
 mod tests {
     use super::*;
     use crate::event::{EventKind, SurfaceOp, TurnField};
+    use crate::parse::parse_events;
 
     fn read(numbers: &[f64], text: &str) -> Result<Vec<SessionEvent>, Error> {
         read_packed(PackedBatch { numbers, text }, &mut JsonInterner::default())
@@ -246,6 +265,49 @@ mod tests {
                 found: "the number 1.5".to_owned()
             }
         );
+    }
+
+    #[test]
+    fn config_and_tools_nest_as_deeply_as_in_json_text_and_no_deeper() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let header = |json: &str| {
+            let numbers = [
+                2.0,
+                1.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                json.len() as f64,
+                -1.0,
+            ];
+            read(&numbers, json)
+        };
+        // In a JSON array of events, config sits inside four containers: 252 more is the most.
+        let deepest = nested(252);
+        assert!(header(&deepest).is_ok());
+        assert_eq!(
+            parse_events(&format!(
+                r#"[{{"seq":1,"data":{{"header":{{"config":{deepest}}}}}}}]"#
+            ))
+            .map(|e| e.len()),
+            Ok(1)
+        );
+        let too_deep = nested(253);
+        assert!(matches!(
+            header(&too_deep),
+            Err(Error::MalformedJson { .. })
+        ));
+        assert!(matches!(
+            parse_events(&format!(
+                r#"[{{"seq":1,"data":{{"header":{{"config":{too_deep}}}}}}}]"#
+            )),
+            Err(Error::MalformedJson { .. })
+        ));
     }
 
     #[test]

@@ -6,10 +6,12 @@
 //! tool list, and even the members the rules read cost far more to write and parse as JSON than
 //! as numbers. So JS reads only those members, and a request header whose config or tools have
 //! the same JSON as the previous header's in the batch sends a marker instead of them. An event
-//! with anything JS cannot take apart safely (a `toJSON`, a boxed value, an array where an object
-//! belongs, a non-finite seq) crosses as the JSON text of the members the rules read, and is
-//! read in Rust as JSON. Members the rules never read are never looked at: a cycle or a BigInt
-//! there is no error.
+//! with anything JS cannot take apart safely (a `toJSON`, a boxed value, a class instance, an
+//! array where an object belongs, a non-finite seq) crosses as the JSON text of the members the
+//! rules read, and is read in Rust as JSON. Members the rules never read are never looked at: a
+//! cycle or a BigInt there is no error. One difference from `JSON.stringify` remains: a member
+//! defined as not enumerable (`Object.defineProperty`) is read, where JSON would leave it out;
+//! checking every member for that would cost more than the rest of the packing.
 
 use wasm_bindgen::prelude::*;
 
@@ -33,9 +35,9 @@ const AS_JSON = Symbol("as JSON");
 function sameJson(a, b, depth) {
   if (a === b) return typeof a !== "object" || a === null || typeof a.toJSON !== "function";
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (depth > MAX_COMPARE_DEPTH || typeof a.toJSON === "function" || typeof b.toJSON === "function") return false;
-  const arrays = Array.isArray(a);
-  if (arrays !== Array.isArray(b)) return false;
+  if (depth > MAX_COMPARE_DEPTH) return false;
+  const arrays = isPlainArray(a);
+  if (arrays ? !isPlainArray(b) : !isPlainRecord(a) || !isPlainRecord(b)) return false;
   if (arrays) {
     if (a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i], depth + 1)) return false;
@@ -50,8 +52,16 @@ function sameJson(a, b, depth) {
   return true;
 }
 
+// An object JSON writes as its own members: not an array, a boxed value, a class instance or
+// anything with toJSON.
 function isPlainRecord(value) {
-  return value !== null && typeof value === "object" && !Array.isArray(value) && typeof value.toJSON !== "function";
+  if (value === null || typeof value !== "object") return false;
+  const prototype = Object.getPrototypeOf(value);
+  return (prototype === Object.prototype || prototype === null) && typeof value.toJSON !== "function";
+}
+
+function isPlainArray(value) {
+  return Array.isArray(value) && Object.getPrototypeOf(value) === Array.prototype && typeof value.toJSON !== "function";
 }
 
 // Values JSON.stringify leaves out of an object (and writes as null in an array).
@@ -191,7 +201,7 @@ class Packer {
     const start = this.length;
     if (isPlainRecord(message)) {
       const content = message.content;
-      if (Array.isArray(content) && typeof content.toJSON !== "function") {
+      if (isPlainArray(content)) {
         for (let i = 0; i < content.length; i++) {
           const block = content[i];
           if (isSimple(block)) continue;
@@ -232,36 +242,51 @@ class Packer {
 
 // The members of one event the rules read, for JSON.stringify.
 function slimEvent(event) {
-  if (!isPlainRecord(event)) return event;
-  const data = event.data;
+  if (!isJsonRecord(event)) return event;
+  const data = own(event, "data");
   // The type as JSON writes it (a boxed string or a toJSON may stand for a known type).
-  const type = isSimple(event.type) ? event.type : JSON.parse(JSON.stringify(event.type) ?? "null");
-  let surfaceOp = event.surfaceOp;
-  if (isPlainRecord(surfaceOp)) surfaceOp = { op: surfaceOp.op, startSeq: surfaceOp.startSeq, endSeq: surfaceOp.endSeq };
-  const slim = { seq: event.seq, time: event.time, type, surfaceOp };
-  if (!isPlainRecord(data)) {
+  const written = own(event, "type");
+  const type = isSimple(written) ? written : JSON.parse(JSON.stringify(written) ?? "null");
+  let surfaceOp = own(event, "surfaceOp");
+  if (isJsonRecord(surfaceOp)) {
+    surfaceOp = { op: own(surfaceOp, "op"), startSeq: own(surfaceOp, "startSeq"), endSeq: own(surfaceOp, "endSeq") };
+  }
+  const slim = { seq: own(event, "seq"), time: own(event, "time"), type, surfaceOp };
+  if (!isJsonRecord(data)) {
     slim.data = data;
     return slim;
   }
-  const kept = { turn: data.turn, step: data.step };
-  if (type === "system/message") kept.message = slimMessage(data.message);
+  const kept = { turn: own(data, "turn"), step: own(data, "step") };
+  if (type === "system/message") kept.message = slimMessage(own(data, "message"));
   if (type === "request/header") {
-    kept.reason = data.reason;
-    kept.startsSeries = data.startsSeries;
-    const header = data.header;
-    kept.header = isPlainRecord(header) ? { config: header.config, tools: header.tools } : header;
+    kept.reason = own(data, "reason");
+    kept.startsSeries = own(data, "startsSeries");
+    const header = own(data, "header");
+    kept.header = isJsonRecord(header) ? { config: own(header, "config"), tools: own(header, "tools") } : header;
   }
   slim.data = kept;
   return slim;
 }
 
 function slimMessage(message) {
-  if (!isPlainRecord(message)) return message;
-  const content = message.content;
-  if (!Array.isArray(content) || typeof content.toJSON === "function") return { content };
+  if (!isJsonRecord(message)) return message;
+  const content = own(message, "content");
+  if (!isPlainArray(content)) return { content };
   return {
-    content: Array.from(content, (block) => isPlainRecord(block) ? { type: block.type, text: block.text } : block),
+    content: Array.from(content, (block) => isJsonRecord(block) ? { type: own(block, "type"), text: own(block, "text") } : block),
   };
+}
+
+// An object JSON writes as its own enumerable members (a plain object or a class instance; not
+// an array, a boxed value or anything with toJSON), which can then be copied member by member.
+function isJsonRecord(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    && typeof value.toJSON !== "function" && Object.prototype.toString.call(value) === "[object Object]";
+}
+
+// A member as JSON sees it: own and enumerable, or absent.
+function own(record, key) {
+  return Object.prototype.propertyIsEnumerable.call(record, key) ? record[key] : undefined;
 }
 
 // The packed batch [numbers, UTF-8 bytes], or the index of the first event that cannot be read

@@ -120,6 +120,20 @@ test("values JSON cannot write: BigInt and cycles", () => {
   expectRejected((c) => c.append([{ seq: Symbol("s"), type: "x" }]), { code: "MISSING_SEQ", index: 0 });
 });
 
+test("config and tools nest as deeply from JS objects as in JSON text, and no deeper", () => {
+  const nested = (depth) => JSON.parse(`${"[".repeat(depth)}${"]".repeat(depth)}`);
+  const header = (depth) => ({ seq: 20, type: "request/header", data: { header: { tools: nested(depth) } } });
+  // In a JSON array of events the tools sit inside four containers: 252 more is the most.
+  for (const load of [(c, events) => c.append(events), (c, events) => c.appendJson(JSON.stringify(events))]) {
+    const conversation = loaded();
+    load(conversation, [header(252)]);
+    assert.equal(conversation.length, 5);
+    conversation.free();
+    // Too deep after an invalid event: nesting wins, as malformed text does.
+    expectRejected((c) => load(c, [{ seq: 20, type: "x" }, { type: "no seq" }, { ...header(253), seq: 22 }]), { code: "MALFORMED_JSON" });
+  }
+});
+
 test("unknown types and fields are ignored, not rejected", () => {
   const conversation = loaded();
   const change = conversation.append([

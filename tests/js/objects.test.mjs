@@ -87,7 +87,8 @@ const odd = {
   time: [5, -0, NaN, Infinity, "late", null, undefined, new Number(7), { toJSON: () => 9 }, true],
   type: ["system/message", "request/header", "turn/start", "step/end", "x", undefined, null, 3,
     new String("request/header"), { toJSON: () => "system/message" }],
-  surfaceOp: [undefined, null, "append", "replace", [], () => 1, { toJSON: () => "append" },
+  surfaceOp: [undefined, null, "append", "replace", [], () => 1, { toJSON: () => "append" }, new String("append"),
+    Object.assign(Object.create(null), { op: "replace", startSeq: 0, endSeq: 0 }),
     { op: new String("replace"), startSeq: 0, endSeq: 0 }, { op: "replace", startSeq: new Number(0), endSeq: 0 },
     { op: "replace", startSeq: NaN, endSeq: 0 }, { op: "replace", startSeq: -0, endSeq: -0, extra: 1n }],
   number: [1, -1, 1.5, null, NaN, Infinity, "2", true, new Number(2), undefined, -0, 2 ** 53, { toJSON: () => 4 }],
@@ -100,6 +101,8 @@ const odd = {
   reason: ["initial", "resume", "series", new String("change"), 3, null, undefined],
   startsSeries: [true, false, new Boolean(true), "true", 1, undefined],
   json: [undefined, null, 5, { m: 1 }, { m: 1 }, { toJSON: () => ({ m: 2 }) }, () => 1, { x: undefined },
+    { t: new Number(0.2) }, { t: new Number(0.7) }, new String("ab"), { 0: "a", 1: "b" }, new Number(5), {},
+    new (class Tool { constructor() { this.name = "c"; } })(), { name: "c" },
     [{ name: "t" }], [{ name: "t" }], [{ name: "t", toJSON: () => ({ name: "u" }) }], { toJSON: () => undefined }],
   data: [undefined, null, 5, [], { toJSON: () => ({ turn: 3 }) }],
 };
@@ -129,7 +132,14 @@ function oddSession(seed, count) {
     }
     events.push(event);
   }
-  if (next() < 0.05) events[Math.floor(next() * events.length)] = pick([undefined, null, 7, "e", []]);
+  if (next() < 0.05) events[Math.floor(next() * events.length)] = pick([undefined, null, 7, "e", [], new Number(5)]);
+  // Events JSON writes as their own members, though they are not plain objects.
+  if (next() < 0.1) {
+    const at = Math.floor(next() * events.length);
+    if (events[at] !== null && typeof events[at] === "object" && !Array.isArray(events[at])) {
+      events[at] = Object.assign(new (class Event {})(), events[at]);
+    }
+  }
   return events;
 }
 
@@ -196,5 +206,26 @@ test("a string read in pieces reads as its UTF-8 bytes", () => {
     const fromBytes = outcome((c) => c.loadJson(new TextEncoder().encode(json), false), viewsOnly);
     assert.equal(fromString, fromBytes, name);
     assert.equal(fromString.startsWith('{"code"'), name === "damaged", `${name}: ${fromString.slice(0, 200)}`);
+  }
+});
+
+// Boxed values and class instances are not plain data: JSON writes a boxed value as what it
+// holds, and a class instance as its own enumerable members only.
+test("boxed values and class instances read as JSON writes them", () => {
+  const header = (seq, config, tools) => ({ seq, time: seq, type: "request/header", data: { reason: "change", header: { config, tools } } });
+  class WithGetter { get seq() { return 9; } }
+  class Plain { constructor(seq) { this.seq = seq; this.type = "tool/result"; this.data = { output: 1n }; } }
+  const batches = [
+    [header(1, { t: new Number(0.2) }, []), header(2, { t: new Number(0.7) }, [])],
+    [header(1, {}, [new String("ab")]), header(2, {}, [{ 0: "a", 1: "b" }])],
+    [header(1, {}, [new Number(5)]), header(2, {}, [{}])],
+    [header(1, {}, []), new WithGetter()],
+    [{ seq: 1, type: "user/message", surfaceOp: new String("append") }],
+    [new Number(5)],
+    [new Plain(1), new Plain(2)],
+  ];
+  const text = (events) => JSON.stringify(events, (key, value) => (typeof value === "bigint" ? undefined : value));
+  for (const [i, events] of batches.entries()) {
+    assert.equal(outcome((c) => c.load(events, false)), outcome((c) => c.loadJson(text(events), false)), `batch ${i}`);
   }
 });
