@@ -89,18 +89,17 @@ fn read_array(reader: &mut Reader<'_>, interner: &mut JsonInterner) -> Step<Batc
 
 fn parse_json_lines(text: &str, interner: &mut JsonInterner) -> Result<Vec<SessionEvent>, Error> {
     let mut batch = Batch::default();
-    let mut previous = Reader::new("");
+    let mut remembered = None;
     for (line_index, line) in text.lines().enumerate() {
-        let mut reader = Reader::new(line);
+        let mut reader = Reader::resume(line, 0, 0, remembered);
         if reader.peek().is_none() {
             continue;
         }
-        reader.continue_from(&previous);
         batch
             .read(&mut reader, interner)
             .and_then(|()| reader.finish())
             .map_err(|Failed| malformed(line, reader.error(), line_index))?;
-        previous = reader;
+        remembered = reader.remembered();
     }
     batch.finish()
 }

@@ -700,8 +700,8 @@ impl<'a> Reader<'a> {
     }
 
     /// [`Reader::raw_value`] for values that often repeat the last array or object this
-    /// method read (in this reader, or the one it was [`continued`](Reader::continue_from)
-    /// from) at the same depth: when the text at the cursor starts with that value's text, it
+    /// method read (in this reader, or in the one whose [`Reader::remembered`] it was
+    /// [`resumed`](Reader::resume) with) at the same depth: when the text at the cursor starts with that value's text, it
     /// is taken as it is without being checked again. That is exact: checking those bytes at
     /// that depth went well before, and an array or object ends at its closing bracket without
     /// the reader looking further.
@@ -723,12 +723,6 @@ impl<'a> Reader<'a> {
             self.remembered = Some((raw, self.depth));
         }
         Ok(raw)
-    }
-
-    /// Takes over what `previous`, a reader of other text of the same lifetime, remembers for
-    /// [`Reader::raw_value_repeating`].
-    pub fn continue_from(&mut self, previous: &Reader<'a>) {
-        self.remembered = previous.remembered;
     }
 
     /// Reads one value of any kind. Duplicate object keys keep the last value at the place of

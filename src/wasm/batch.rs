@@ -15,6 +15,8 @@
 
 use wasm_bindgen::prelude::*;
 
+use crate::parse::packed::PackedBatch;
+
 #[wasm_bindgen(inline_js = r#"
 const MAX_COMPARE_DEPTH = 64;
 const encoder = new TextEncoder();
@@ -313,6 +315,16 @@ pub(crate) struct PackedEvents {
     pub numbers: Vec<f64>,
     /// The texts the records take.
     pub text: String,
+}
+
+impl PackedEvents {
+    /// The batch for `parse::packed::read_packed`.
+    pub fn batch(&self) -> PackedBatch<'_> {
+        PackedBatch {
+            numbers: &self.numbers,
+            text: &self.text,
+        }
+    }
 }
 
 /// The events of `events` as a packed batch (`Ok`), or the index of the first event that JS

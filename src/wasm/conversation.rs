@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::event::SessionEvent;
 use crate::fold::SystemPromptState;
 use crate::intern::JsonInterner;
-use crate::parse::packed::{read_packed, PackedBatch};
+use crate::parse::packed::read_packed;
 use crate::parse::parse_events_with;
 
 /// A window of a session log: load the newest page, append live events, prepend older pages.
@@ -127,13 +127,7 @@ impl Batch {
         match self {
             Batch::String(text) => read_string_batch(text, interner),
             Batch::Bytes(text) => parse_events_with(text, interner),
-            Batch::Packed(packed) => {
-                let batch = PackedBatch {
-                    numbers: &packed.numbers,
-                    text: &packed.text,
-                };
-                read_packed(batch, interner)
-            }
+            Batch::Packed(packed) => read_packed(packed.batch(), interner),
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::event::{Seq, SessionEvent};
 use crate::intern::JsonInterner;
 use crate::json::JsonValue;
-use crate::parse::packed::{read_packed, PackedBatch};
+use crate::parse::packed::read_packed;
 
 use super::batch::PackedEvents;
 
@@ -48,12 +48,7 @@ pub(crate) fn packed_array(value: &JsValue) -> Result<PackedEvents, Error> {
 
 /// Reads a batch of events from a JS array.
 pub(crate) fn events_from_js(value: &JsValue) -> Result<Vec<SessionEvent>, Error> {
-    let packed = packed_array(value)?;
-    let batch = PackedBatch {
-        numbers: &packed.numbers,
-        text: &packed.text,
-    };
-    read_packed(batch, &mut JsonInterner::default())
+    read_packed(packed_array(value)?.batch(), &mut JsonInterner::default())
 }
 
 /// JSON text given as UTF-8 bytes (`Uint8Array`, e.g. from `fetch(...).arrayBuffer()` or

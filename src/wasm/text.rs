@@ -1,5 +1,5 @@
-//! JS strings as UTF-8 in wasm memory, written by the engine's `TextEncoder.encodeInto` straight
-//! into a Rust buffer. wasm-bindgen's own string passing copies an ASCII string one UTF-16 unit
+//! JS strings as UTF-8 in wasm memory, written by the engine's `TextEncoder.encodeInto` into a
+//! Rust buffer a piece at a time. wasm-bindgen's own string passing copies an ASCII string one UTF-16 unit
 //! at a time in JS, which cost a 70 MB log about 300 ms; `encodeInto` takes about 30 ms.
 
 use wasm_bindgen::prelude::*;
@@ -25,33 +25,6 @@ extern "C" {
     fn encode_into(text: &js_sys::JsString, from: u32, out: &mut [u8]) -> js_sys::Array;
 }
 
-/// `text` as a Rust string (lone surrogates become U+FFFD, as in every UTF-8 encoding of a JS
-/// string); `None` only if the engine's encoder misbehaves. ASCII text is written in one call
-/// into a buffer of its length; other text then gets room for the rest, at most three bytes per
-/// UTF-16 unit, and a second call.
-pub(crate) fn string_from_js(text: &js_sys::JsString) -> Option<String> {
-    let units = text.length();
-    let mut bytes = vec![0u8; units as usize];
-    let (mut read, mut written) = (0u32, 0usize);
-    loop {
-        let counts = encode_into(text, read, bytes.get_mut(written..)?);
-        let (units_read, bytes_written) = (counts.get(0).as_f64()?, counts.get(1).as_f64()?);
-        read = read.saturating_add(units_read as u32);
-        written = written.saturating_add(bytes_written as usize);
-        if read >= units {
-            break;
-        }
-        let needed =
-            written.saturating_add((units.saturating_sub(read) as usize).saturating_mul(3));
-        if bytes.len() >= needed {
-            return None;
-        }
-        bytes.resize(needed, 0);
-    }
-    bytes.truncate(written);
-    String::from_utf8(bytes).ok()
-}
-
 /// How many bytes of a string cross into wasm memory at a time when it is streamed.
 const PIECE_BYTES: usize = 1 << 20;
 
@@ -62,20 +35,26 @@ pub(crate) fn read_string_batch(
     text: &js_sys::JsString,
     interner: &mut JsonInterner,
 ) -> Result<Vec<SessionEvent>, Error> {
-    let mut pieces = StringPieces {
-        text,
-        units: text.length(),
-        read: 0,
-        buffer: Vec::new(),
-        failed: false,
-    };
+    let mut pieces = StringPieces::new(text);
     match parse_streamed(&mut |out| pieces.next(out), interner) {
         Streamed::Read(result) if !pieces.failed => result,
-        _ => {
-            let whole = string_from_js(text).ok_or_else(encoder_failed)?;
-            parse_events_with(&whole, interner)
-        }
+        _ => parse_events_with(&whole_string(text)?, interner),
     }
+}
+
+/// `text` as one Rust string (lone surrogates become U+FFFD, as in every UTF-8 encoding of a JS
+/// string), with room for ASCII text made up front.
+fn whole_string(text: &js_sys::JsString) -> Result<String, Error> {
+    let mut whole = String::with_capacity(text.length() as usize);
+    let mut pieces = StringPieces::new(text);
+    while pieces.next(&mut whole) {}
+    if pieces.failed {
+        return Err(Error::InvalidArgument {
+            argument: "text".to_owned(),
+            message: "the engine's TextEncoder gave no UTF-8".to_owned(),
+        });
+    }
+    Ok(whole)
 }
 
 /// A JS string handed out as UTF-8 pieces of at most [`PIECE_BYTES`].
@@ -89,7 +68,17 @@ struct StringPieces<'a> {
     failed: bool,
 }
 
-impl StringPieces<'_> {
+impl<'a> StringPieces<'a> {
+    fn new(text: &'a js_sys::JsString) -> StringPieces<'a> {
+        StringPieces {
+            text,
+            units: text.length(),
+            read: 0,
+            buffer: Vec::new(),
+            failed: false,
+        }
+    }
+
     /// Appends the next piece to `out`; `false` when the string is over.
     fn next(&mut self, out: &mut String) -> bool {
         if self.read >= self.units || self.failed {
@@ -115,13 +104,5 @@ impl StringPieces<'_> {
                 false
             }
         }
-    }
-}
-
-/// The error for an engine whose `TextEncoder` gives no UTF-8.
-pub(crate) fn encoder_failed() -> Error {
-    Error::InvalidArgument {
-        argument: "text".to_owned(),
-        message: "the engine's TextEncoder gave no UTF-8".to_owned(),
     }
 }
