@@ -162,7 +162,7 @@ impl JsConversation {
         if call != Call::Append {
             self.handles.clear();
         }
-        to_js(&change)
+        Ok(super::cards::change_to_js(&change))
     }
 }
 

@@ -3,6 +3,7 @@
 // stages (load + prepend), D1 (live appends), and the change reports replayed into a card list.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { isDeepStrictEqual } from "node:util";
 import { loadCases } from "./cases.mjs";
 import { firstDifference } from "./compare.mjs";
 import { promptfold } from "./promptfold.mjs";
@@ -54,6 +55,9 @@ function runCase(kase, check) {
     check("window", loaded.lines(), expected.window);
     check("final", loaded.views(), expected.final);
     check("load change report", replay.list(), expected.final.chat);
+    // The report's cards are built apart from views(): the same members, in the same order.
+    const members = (cards) => cards.map(Object.entries);
+    check("load change report, members in order", isDeepStrictEqual(members(replay.list()), members(loaded.views().chat)), true);
     check("windowStart", loaded.windowStart, events[0]?.seq);
   } finally {
     loaded.free();
