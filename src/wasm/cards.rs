@@ -10,7 +10,9 @@ use wasm_bindgen::prelude::*;
 
 use crate::chat::{CardKey, CardSource, ChatCard, TitleKey};
 use crate::shared::cache;
-use crate::views::ConversationChange;
+use crate::views::{ConversationChange, Views};
+
+use super::convert::to_js_sharing;
 
 #[wasm_bindgen(inline_js = r#"
 const SOURCES = ["request", "system"];
@@ -54,6 +56,11 @@ export function promptfoldChange(numbers, texts, added, changed, removed, trajec
     trajectoryChanged,
   };
 }
+
+// Views: `count` chat cards, and the trajectory as made by the serializer.
+export function promptfoldViews(numbers, texts, count, trajectory) {
+  return { chat: cards(numbers, 0, count, texts), trajectory };
+}
 "#)]
 extern "C" {
     #[wasm_bindgen(js_name = promptfoldChange)]
@@ -64,6 +71,14 @@ extern "C" {
         changed: u32,
         removed: u32,
         trajectory_changed: bool,
+    ) -> JsValue;
+
+    #[wasm_bindgen(js_name = promptfoldViews)]
+    fn make_views(
+        numbers: &[f64],
+        texts: &js_sys::Array,
+        count: u32,
+        trajectory: JsValue,
     ) -> JsValue;
 }
 
@@ -148,7 +163,6 @@ pub(crate) fn change_to_js(change: &ConversationChange) -> JsValue {
     for key in &chat.removed {
         packed.key(key);
     }
-    let count = |items: usize| u32::try_from(items).unwrap_or(u32::MAX);
     make_change(
         &packed.numbers,
         &packed.texts,
@@ -157,4 +171,28 @@ pub(crate) fn change_to_js(change: &ConversationChange) -> JsValue {
         count(chat.removed.len()),
         change.trajectory_changed,
     )
+}
+
+/// Converts views to the plain JS object the serializer would make: the chat cards built as in
+/// [`change_to_js`], the trajectory by the serializer, sharing the prompt texts with the cards.
+pub(crate) fn views_to_js(views: &Views) -> Result<JsValue, JsValue> {
+    cache::sharing(|| {
+        let mut packed = PackedCards::new();
+        packed.numbers.reserve(views.chat.len().saturating_mul(8));
+        for card in &views.chat {
+            packed.card(card);
+        }
+        let trajectory = to_js_sharing(&views.trajectory)?;
+        Ok(make_views(
+            &packed.numbers,
+            &packed.texts,
+            count(views.chat.len()),
+            trajectory,
+        ))
+    })
+}
+
+/// A length as the JS side takes it (lengths in wasm32 fit in `u32`).
+fn count(items: usize) -> u32 {
+    u32::try_from(items).unwrap_or(u32::MAX)
 }

@@ -1,7 +1,7 @@
-// Change reports are built apart from `views()` (src/wasm/cards.rs builds their cards in JS from
-// numbers, views() goes through the serializer). Replaying every report of a load, prepends and
-// appends into a card list must give the cards views() shows, member for member and in the same
-// member order, `undefined` turns and steps included.
+// Chat cards are built in JS from numbers (src/wasm/cards.rs), for change reports and views()
+// alike. Replaying every report of a load, prepends and appends into a card list must give the
+// cards views() shows, member for member; and every card must have the members of the ChatCard
+// type in its declared order, with `undefined` (never `null`) for a turn or step it has not.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isDeepStrictEqual } from "node:util";
@@ -56,6 +56,23 @@ function session(seed, count) {
   return events;
 }
 
+// The members of ChatCard, in the order of its declaration (src/chat.rs), which is the order
+// the serializer gave them before cards were built in JS.
+const CARD_MEMBERS = ["key", "source", "seq", "anchorSeq", "text", "update", "titleKey", "turn", "step"];
+
+function checkShape(card) {
+  assert.deepEqual(Object.keys(card), CARD_MEMBERS);
+  assert.equal(card.key, `${card.source}:${card.seq}`);
+  assert.ok(["request", "system"].includes(card.source));
+  assert.ok(["message.systemPrompt", "message.systemPromptUpdate"].includes(card.titleKey));
+  assert.equal(typeof card.text, "string");
+  assert.equal(typeof card.update, "boolean");
+  for (const member of ["seq", "anchorSeq"]) assert.ok(Number.isSafeInteger(card[member]), member);
+  for (const member of ["turn", "step"]) {
+    assert.ok(card[member] === undefined || Number.isSafeInteger(card[member]), `${member}: ${card[member]}`);
+  }
+}
+
 class ReplayedChat {
   cards = new Map();
   apply(change) {
@@ -63,12 +80,17 @@ class ReplayedChat {
       assert.equal(typeof key, "string");
       this.cards.delete(key);
     }
-    for (const card of [...change.chat.added, ...change.chat.changed]) this.cards.set(card.key, card);
+    for (const card of [...change.chat.added, ...change.chat.changed]) {
+      checkShape(card);
+      this.cards.set(card.key, card);
+    }
   }
   // Members in order: the same list as views().chat, however its cards were made.
   agrees(conversation) {
+    const shown = conversation.views().chat;
+    shown.forEach(checkShape);
     const members = (cards) => cards.map((card) => Object.entries(card)).sort((a, b) => (a[0][1] < b[0][1] ? -1 : 1));
-    return isDeepStrictEqual(members([...this.cards.values()]), members(conversation.views().chat));
+    return isDeepStrictEqual(members([...this.cards.values()]), members(shown));
   }
 }
 
