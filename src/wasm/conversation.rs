@@ -273,7 +273,7 @@ impl JsConversation {
     /// The chat cards and trajectory of the window.
     #[wasm_bindgen(unchecked_return_type = "Views")]
     pub fn views(&self) -> Result<JsValue, JsValue> {
-        super::cards::views_to_js(&self.inner.views())
+        Ok(super::cards::views_to_js(&self.inner.views()))
     }
 
     /// The first loaded seq, `undefined` for an empty window.

@@ -26,24 +26,10 @@ pub(crate) fn to_json_value<T: Serialize + ?Sized>(value: &T) -> Result<JsValue,
 }
 
 fn serialize<T: Serialize + ?Sized>(value: &T, missing_as_null: bool) -> Result<JsValue, JsValue> {
-    crate::shared::cache::sharing(|| serialize_sharing(value, missing_as_null))
-}
-
-/// [`to_js`] inside a [`crate::shared::cache::sharing`] scope the caller opened, so that values
-/// made for other parts of the caller's result are shared with this one.
-pub(crate) fn to_js_sharing<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    serialize_sharing(value, false)
-}
-
-fn serialize_sharing<T: Serialize + ?Sized>(
-    value: &T,
-    missing_as_null: bool,
-) -> Result<JsValue, JsValue> {
     let serializer = serde_wasm_bindgen::Serializer::new()
         .serialize_maps_as_objects(true)
         .serialize_missing_as_null(missing_as_null);
-    value
-        .serialize(&serializer)
+    crate::shared::cache::sharing(|| value.serialize(&serializer))
         .map_err(|err| JsValue::from(js_sys::Error::new(&err.to_string())))
 }
 

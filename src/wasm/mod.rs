@@ -6,8 +6,10 @@ mod cards;
 mod conversation;
 mod convert;
 mod error;
+mod outgoing;
 mod state;
 mod text;
+mod trajectory;
 
 pub use conversation::JsConversation;
 pub use state::{inspect_request_prompt_js, inspect_system_prompt_js, JsSystemPromptState};

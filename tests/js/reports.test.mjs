@@ -1,7 +1,9 @@
-// Chat cards are built in JS from numbers (src/wasm/cards.rs), for change reports and views()
-// alike. Replaying every report of a load, prepends and appends into a card list must give the
-// cards views() shows, member for member; and every card must have the members of the ChatCard
-// type in its declared order, with `undefined` (never `null`) for a turn or step it has not.
+// Chat cards and the trajectory are built in JS from numbers (src/wasm/cards.rs and
+// src/wasm/trajectory.rs), for change reports and views() alike. Replaying every report of a
+// load, prepends and appends into a card list must give the cards views() shows, member for
+// member; and every object must have the members of its Rust type in their declared order (the
+// order the serializer wrote them in before), `undefined` (never `null`) for a turn or step it
+// has not, and optional members (`change`, `config`, ...) left out rather than `undefined`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isDeepStrictEqual } from "node:util";
@@ -45,7 +47,8 @@ function session(seed, count) {
       events.push({ seq, type: "system/message", surfaceOp, data: { ...place, message: { role: "system", content: [{ type: "text", text }] } } });
     } else if (roll < 0.65) {
       const reason = pick(["initial", "change", "series", "resume"]);
-      events.push({ seq, type: "request/header", data: { ...place, reason, header: { config: { model: pick(["m1", "m2"]) }, tools: [] } } });
+      const header = pick([{ config: { model: pick(["m1", "m2"]) }, tools: [] }, { tools: [{ name: pick(["read", "edit"]) }] }]);
+      events.push({ seq, type: "request/header", data: { ...place, reason, header } });
     } else if (roll < 0.75 && seq > 2) {
       const end = seq - 1 - Math.floor(next() * Math.min(seq - 2, 8));
       events.push({ seq, type: "tool/result", surfaceOp: { op: "replace", startSeq: end, endSeq: end }, data: place });
@@ -73,6 +76,43 @@ function checkShape(card) {
   }
 }
 
+// Members of an object in order; `optional` ones must be left out when absent.
+function checkMembers(object, members, optional = []) {
+  const expected = members.filter((member) => !optional.includes(member) || object[member] !== undefined);
+  assert.deepEqual(Object.keys(object), expected);
+  for (const member of optional) assert.ok(!(member in object) || object[member] !== undefined, member);
+}
+
+function checkSnapshot(prompt) {
+  checkMembers(prompt, ["config", "system", "tools"], ["config"]);
+  assert.equal(typeof prompt.system, "string");
+}
+
+function checkChange(change) {
+  checkMembers(change, ["seq", "time", "kind", "previous"], ["previous"]);
+  assert.ok(["initial", "system", "tools", "system-and-tools"].includes(change.kind));
+  if (change.previous) checkSnapshot(change.previous);
+}
+
+function checkTrajectory(trajectory) {
+  checkMembers(trajectory, ["headers", "requests", "systemPrompts"]);
+  for (const header of trajectory.headers) {
+    checkMembers(header, ["key", "source", "seq", "time", "prompt", "change", "turn", "step"], ["change"]);
+    assert.equal(header.key, `${header.source}:${header.seq}`);
+    checkSnapshot(header.prompt);
+    if (header.change) checkChange(header.change);
+  }
+  for (const request of trajectory.requests) {
+    checkMembers(request, ["startSeq", "turn", "step", "prompt", "requestConfig", "promptChange"], ["prompt", "requestConfig", "promptChange"]);
+    if (request.prompt) checkSnapshot(request.prompt);
+    if (request.promptChange) checkChange(request.promptChange);
+  }
+  for (const node of trajectory.systemPrompts) {
+    checkMembers(node, ["seq", "time", "turn", "step", "text", "update"]);
+    assert.equal(typeof node.update, "boolean");
+  }
+}
+
 class ReplayedChat {
   cards = new Map();
   apply(change) {
@@ -87,7 +127,10 @@ class ReplayedChat {
   }
   // Members in order: the same list as views().chat, however its cards were made.
   agrees(conversation) {
-    const shown = conversation.views().chat;
+    const views = conversation.views();
+    checkMembers(views, ["chat", "trajectory"]);
+    checkTrajectory(views.trajectory);
+    const shown = views.chat;
     shown.forEach(checkShape);
     const members = (cards) => cards.map((card) => Object.entries(card)).sort((a, b) => (a[0][1] < b[0][1] ? -1 : 1));
     return isDeepStrictEqual(members([...this.cards.values()]), members(shown));
@@ -97,6 +140,7 @@ class ReplayedChat {
 test("change reports replay into the cards views() shows, member for member", () => {
   let sessionLevel = 0;
   let removed = 0;
+  const seen = { change: 0, previous: 0, config: 0, requestConfig: 0, promptChange: 0, requestPrompt: 0 };
   for (let seed = 1; seed <= 300; seed++) {
     const events = session(seed, 60);
     const conversation = new Conversation();
@@ -118,7 +162,18 @@ test("change reports replay into the cards views() shows, member for member", ()
         replay.apply(change);
         assert.ok(replay.agrees(conversation), `seed ${seed}: append ${event.seq}`);
       }
-      sessionLevel += conversation.views().chat.filter((card) => card.turn === undefined).length;
+      const { chat, trajectory } = conversation.views();
+      sessionLevel += chat.filter((card) => card.turn === undefined).length;
+      for (const header of trajectory.headers) {
+        seen.change += header.change ? 1 : 0;
+        seen.previous += header.change?.previous ? 1 : 0;
+        seen.config += "config" in header.prompt ? 1 : 0;
+      }
+      for (const request of trajectory.requests) {
+        seen.requestConfig += "requestConfig" in request ? 1 : 0;
+        seen.promptChange += "promptChange" in request ? 1 : 0;
+        seen.requestPrompt += "prompt" in request ? 1 : 0;
+      }
     } finally {
       conversation.free();
     }
@@ -126,4 +181,5 @@ test("change reports replay into the cards views() shows, member for member", ()
   // The sessions must hold what the comparison is about.
   assert.ok(sessionLevel > 100, `only ${sessionLevel} cards without a turn`);
   assert.ok(removed > 10, `only ${removed} removed cards`);
+  for (const [member, count] of Object.entries(seen)) assert.ok(count > 20, `only ${count} with ${member}`);
 });

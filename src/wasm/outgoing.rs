@@ -1,0 +1,89 @@
+//! Results that cross to JS as numbers plus a table of JS values, for JS to build the objects
+//! from (see `wasm::cards` and `wasm::trajectory`). Made member by member through the
+//! serializer, every object costs a dozen calls across the boundary; a number costs a store.
+
+use std::rc::Rc;
+
+use wasm_bindgen::JsValue;
+
+use crate::event::safe_integer;
+use crate::json::JsonValue;
+use crate::shared::cache;
+
+/// How many recently used shared values [`Outgoing`] remembers the table index of.
+const RECENT: usize = 16;
+
+/// The numbers of a result, and the JS values (texts, JSON values) they refer to by index.
+pub(crate) struct Outgoing {
+    /// The records, read in order by the JS side.
+    pub numbers: Vec<f64>,
+    /// The shared values: each crosses once per run of nearby uses, and is made once per
+    /// conversion ([`cache`] keeps it by the address of its `Rc`).
+    pub values: js_sys::Array,
+    /// Table indices of recently used values by address, in slots picked by the address.
+    recent: [(usize, f64); RECENT],
+}
+
+impl Outgoing {
+    /// An empty result with room for `numbers` numbers.
+    pub fn with_capacity(numbers: usize) -> Outgoing {
+        Outgoing {
+            numbers: Vec::with_capacity(numbers),
+            values: js_sys::Array::new(),
+            recent: [(0, -1.0); RECENT],
+        }
+    }
+
+    /// Appends numbers.
+    pub fn extend<const N: usize>(&mut self, numbers: [f64; N]) {
+        self.numbers.extend(numbers);
+    }
+
+    /// An integer that `parse` read as a safe integer, so exact as a double.
+    pub fn integer(value: i64) -> f64 {
+        value as f64
+    }
+
+    /// A time as the serializer writes it: a safe integer as an integer (so `-0` is `0`).
+    pub fn time(value: f64) -> f64 {
+        safe_integer(value).map_or(value, |integer| integer as f64)
+    }
+
+    /// An optional turn or step: `-1` for none.
+    pub fn optional(value: Option<u64>) -> f64 {
+        value.map_or(-1.0, |value| value as f64)
+    }
+
+    /// The table index of a shared text.
+    pub fn text(&mut self, text: &Rc<str>) -> f64 {
+        self.shared(Rc::as_ptr(text).cast(), || JsValue::from_str(text))
+    }
+
+    /// The table index of a shared JSON value.
+    pub fn json(&mut self, value: &Rc<JsonValue>) -> f64 {
+        self.shared(Rc::as_ptr(value).cast(), || {
+            cache::value_to_js(value).unwrap_or(JsValue::NULL)
+        })
+    }
+
+    /// The table index of an optional shared JSON value: `-1` for none.
+    pub fn optional_json(&mut self, value: Option<&Rc<JsonValue>>) -> f64 {
+        value.map_or(-1.0, |value| self.json(value))
+    }
+
+    fn shared(&mut self, address: *const u8, make: impl Fn() -> JsValue) -> f64 {
+        let key = address as usize;
+        let slot = (key >> 3) % RECENT;
+        if let Some((known, index)) = self.recent.get(slot) {
+            if *known == key && *index >= 0.0 {
+                return *index;
+            }
+        }
+        let value = cache::lookup(address, || Some(make())).unwrap_or_else(make);
+        let index = f64::from(self.values.push(&value).saturating_sub(1));
+        if let Some(entry) = self.recent.get_mut(slot) {
+            *entry = (key, index);
+        }
+        index
+    }
+}
