@@ -7,19 +7,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isDeepStrictEqual } from "node:util";
+import { random } from "./huge.mjs";
 import { promptfold } from "./promptfold.mjs";
 
 const { Conversation } = promptfold;
-
-// mulberry32, seeded, so that a failure can be replayed.
-function random(seed) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Prompts at session level (no turn), in a turn without a step, and in steps; headers in and
 // out of steps; appended updates, prunes and compactions that remove or move cards.
