@@ -26,6 +26,9 @@ const toolLists = [
   { not: "an array" },
   [{ name: "n", limit: 1.0 }],
   [{ name: "n", limit: 1 }],
+  // The same values under another key, and the same digits as a string.
+  [{ name: "n", size: 1 }],
+  [{ name: "n", limit: "1" }],
   [{ name: "u", skipped: undefined }],
   [{ name: "u" }],
 ];
@@ -228,4 +231,20 @@ test("boxed values and class instances read as JSON writes them", () => {
   for (const [i, events] of batches.entries()) {
     assert.equal(outcome((c) => c.load(events, false)), outcome((c) => c.loadJson(text(events), false)), `batch ${i}`);
   }
+});
+
+// A member made enumerable on Object.prototype shows in `for...in` but not in JSON: tools that
+// differ only in having it as their own member must not be taken for the same.
+test("an enumerable member on Object.prototype does not make different tools the same", () => {
+  const header = (seq, tools) => ({ seq, time: seq, type: "request/header", data: { reason: "change", header: { tools } } });
+  const events = [header(1, [{ name: "a", z: 1 }]), header(2, [{ name: "a" }]), header(3, [{ name: "a" }]), header(4, [{ name: "a", z: 1 }])];
+  const text = JSON.stringify(events);
+  Object.defineProperty(Object.prototype, "z", { value: 1, enumerable: true, configurable: true, writable: true });
+  let fromObjects;
+  try {
+    fromObjects = outcome((c) => c.load(events, false));
+  } finally {
+    delete Object.prototype.z;
+  }
+  assert.equal(fromObjects, outcome((c) => c.loadJson(text, false)));
 });
