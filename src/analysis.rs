@@ -10,6 +10,8 @@ use crate::request::{inspect_header, RequestPromptInspection};
 use crate::trajectory::{Trajectory, TrajectoryBuilder};
 use crate::views::{EventLine, Views};
 
+mod prepend;
+
 /// What a run of events changed: cards added, cards whose anchor moved, and the trajectory.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Delta {
@@ -94,36 +96,41 @@ impl Analysis {
         self.trajectory.reserve(&census);
         let mut delta = Delta::default();
         for event in events {
-            let location = self.locator.locate(event);
-            let before = self.states.last().map(|(_, state)| state);
-            let inspection = event.header().map(|header| {
-                let previous = self.inspections.last().map(|(_, last)| &last.prompt);
-                let system = before.and_then(|state| state.effective());
-                inspect_header(previous, event.seq, event.time, header, system)
-            });
-            let folded = event
-                .is_relevant()
-                .then(|| inspect_system_prompt(before, event, self.window_start))
-                .flatten();
-            let seen = Observed {
-                event,
-                location,
-                before,
-                after: folded.as_ref().or(before),
-                inspection: inspection.as_ref(),
-            };
-            let cards = self.chat.observe(&seen);
-            delta.added.extend(cards.added);
-            delta.moved.extend(cards.moved);
-            delta.trajectory_changed |= self.trajectory.observe(&seen);
-            if let Some(after) = folded {
-                self.states.push((event.seq, after));
-            }
-            if let Some(inspection) = inspection {
-                self.inspections.push((event.seq, inspection));
-            }
+            self.walk(event, &mut delta);
         }
         delta
+    }
+
+    /// Walks the next event, adding what it changed to `delta`.
+    fn walk(&mut self, event: &SessionEvent, delta: &mut Delta) {
+        let location = self.locator.locate(event);
+        let before = self.states.last().map(|(_, state)| state);
+        let inspection = event.header().map(|header| {
+            let previous = self.inspections.last().map(|(_, last)| &last.prompt);
+            let system = before.and_then(|state| state.effective());
+            inspect_header(previous, event.seq, event.time, header, system)
+        });
+        let folded = event
+            .is_relevant()
+            .then(|| inspect_system_prompt(before, event, self.window_start))
+            .flatten();
+        let seen = Observed {
+            event,
+            location,
+            before,
+            after: folded.as_ref().or(before),
+            inspection: inspection.as_ref(),
+        };
+        let cards = self.chat.observe(&seen);
+        delta.added.extend(cards.added);
+        delta.moved.extend(cards.moved);
+        delta.trajectory_changed |= self.trajectory.observe(&seen);
+        if let Some(after) = folded {
+            self.states.push((event.seq, after));
+        }
+        if let Some(inspection) = inspection {
+            self.inspections.push((event.seq, inspection));
+        }
     }
 
     /// The state after every relevant event with seq `<= seq`; `None` before the first.
@@ -187,9 +194,9 @@ impl Analysis {
         self.chat.cards_by_seq()
     }
 
-    /// Whether the trajectory has nothing in it.
-    pub fn trajectory_is_empty(&self) -> bool {
-        self.trajectory.is_empty()
+    /// Whether the trajectory view differs from `other`'s.
+    pub fn trajectory_differs(&self, other: &Analysis) -> bool {
+        self.trajectory.differs(&other.trajectory)
     }
 
     /// All chat cards, in chat order.

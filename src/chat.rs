@@ -175,7 +175,24 @@ struct Placed {
 #[derive(Clone, Copy, Debug, Default)]
 struct StepSlot {
     start: Option<Seq>,
+    /// For step 1: the loaded start of its turn, which anchors the step's cards first.
+    turn_start: Option<Seq>,
     last_card: Option<usize>,
+}
+
+impl StepSlot {
+    /// Where the cards of the step's rule are anchored; none for at their own seqs.
+    fn anchor(&self) -> Option<Seq> {
+        self.turn_start.or(self.start)
+    }
+}
+
+type Steps = HashMap<(u64, u64), StepSlot>;
+
+/// What the cards know of step `key` (looked up in one place: a smaller wasm module).
+#[inline(never)]
+fn slot(steps: &mut Steps, key: (u64, u64)) -> &mut StepSlot {
+    steps.entry(key).or_default()
 }
 
 /// The cards of a window, built event by event.
@@ -183,8 +200,7 @@ struct StepSlot {
 pub(crate) struct ChatBuilder {
     /// Cards in seq order.
     cards: Vec<Placed>,
-    turn_starts: HashMap<u64, Seq>,
-    steps: HashMap<(u64, u64), StepSlot>,
+    steps: Steps,
     last_relevant_is_system_append: bool,
     previous_header: Option<Location>,
 }
@@ -299,14 +315,9 @@ impl ChatBuilder {
         let index = self.cards.len();
         let mut previous_in_step = None;
         if let AnchorRule::Step(turn, step) = rule {
-            let slot = self.steps.entry((turn, step)).or_default();
+            let slot = slot(&mut self.steps, (turn, step));
             previous_in_step = slot.last_card.replace(index);
-            let step_start = slot.start;
-            let start = match step {
-                1 => self.turn_starts.get(&turn).copied().or(step_start),
-                _ => step_start,
-            };
-            card.anchor_seq = start.unwrap_or(card.seq);
+            card.anchor_seq = slot.anchor().unwrap_or(card.seq);
         }
         self.cards.push(Placed {
             card,
@@ -317,54 +328,60 @@ impl ChatBuilder {
 
     /// Records a turn or step start and re-anchors the cards it moves; returns those moved.
     fn register_start(&mut self, seen: &Observed) -> Vec<usize> {
-        let seq = seen.event.seq;
         // A turn start anchors the cards of its step 1 (before any step start); a step start
         // those of its step (step 1 only when its turn has no start).
-        let (anchor, last_card) = match (&seen.event.kind, seen.location.turn) {
-            (EventKind::TurnStart, Some(turn)) => {
-                if self.turn_starts.contains_key(&turn) {
-                    return Vec::new();
-                }
-                self.turn_starts.insert(turn, seq);
-                let slot = self.steps.get(&(turn, 1));
-                (seq, slot.and_then(|slot| slot.last_card))
-            }
-            (EventKind::StepStart, _) => {
-                let Some((turn, step)) = seen.location.step_key() else {
-                    return Vec::new();
-                };
-                let slot = self.steps.entry((turn, step)).or_default();
-                if slot.start.is_some() {
-                    return Vec::new();
-                }
-                slot.start = Some(seq);
-                let last_card = slot.last_card;
-                let turn_start = self.turn_starts.get(&turn).filter(|_| step == 1);
-                (turn_start.copied().unwrap_or(seq), last_card)
-            }
+        let (key, turn_start) = match (&seen.event.kind, seen.location.turn) {
+            (EventKind::TurnStart, Some(turn)) => ((turn, 1), true),
+            (EventKind::StepStart, _) => match seen.location.step_key() {
+                Some(key) => (key, false),
+                None => return Vec::new(),
+            },
             _ => return Vec::new(),
         };
-        let mut moved = Vec::new();
-        let mut next = last_card;
-        while let Some(index) = next {
-            let Some(placed) = self.cards.get_mut(index) else {
-                break;
-            };
-            if placed.card.anchor_seq != anchor {
-                placed.card.anchor_seq = anchor;
-                moved.push(index);
-            }
-            next = placed.previous_in_step;
+        let slot = slot(&mut self.steps, key);
+        let start = match turn_start {
+            true => &mut slot.turn_start,
+            false => &mut slot.start,
+        };
+        if start.is_some() {
+            return Vec::new();
         }
-        moved
+        *start = Some(seen.event.seq);
+        reanchor(&mut self.cards, slot)
+    }
+
+    /// Joins on what `old`, a walk of the same events from a later window start, did after the
+    /// last event this walk took, both folds being uncertain from there on: `old` added no card
+    /// after it, only registered turn and step starts (which may re-anchor this walk's cards).
+    /// `old` keeps its cards.
+    pub fn splice(&mut self, old: &mut ChatBuilder) {
+        // This walk's steps go into the old walk's, the larger.
+        std::mem::swap(&mut self.steps, &mut old.steps);
+        let steps = &mut self.steps;
+        // Every old card precedes the join: this walk's cards replace them in their chains.
+        for placed in &old.cards {
+            if let Some(key) = placed.card.turn.zip(placed.card.step) {
+                slot(steps, key).last_card = None;
+            }
+        }
+        // A first start wins, and this walk saw every event up to the join.
+        for (key, walked) in &old.steps {
+            let merged = slot(steps, *key);
+            merged.start = walked.start.or(merged.start);
+            merged.turn_start = walked.turn_start.or(merged.turn_start);
+            merged.last_card = walked.last_card;
+            reanchor(&mut self.cards, merged);
+        }
+        self.previous_header = old.previous_header;
+        self.last_relevant_is_system_append = old.last_relevant_is_system_append;
     }
 
     /// Makes room for what a batch of events can add.
     pub fn reserve(&mut self, census: &Census) {
         let cards = census.headers.saturating_add(census.system_appends);
         self.cards.reserve(cards);
-        self.turn_starts.reserve(census.turn_starts);
-        self.steps.reserve(census.step_starts);
+        self.steps
+            .reserve(census.step_starts.saturating_add(census.turn_starts));
     }
 
     /// Frees the spare capacity of the card list (after a whole window was walked).
@@ -401,6 +418,26 @@ pub fn sort_cards(cards: &mut Vec<ChatCard>) {
         let (anchor, source, seq) = card.order();
         (anchor, i64::from(source == CardSource::System), seq)
     });
+}
+
+/// Anchors the cards of a step's rule (a chain from its last card) where `slot` says; returns
+/// those that moved.
+fn reanchor(cards: &mut [Placed], slot: &StepSlot) -> Vec<usize> {
+    let anchor = slot.anchor();
+    let mut moved = Vec::new();
+    let mut next = slot.last_card;
+    while let Some(index) = next {
+        let Some(placed) = cards.get_mut(index) else {
+            break;
+        };
+        let anchor = anchor.unwrap_or(placed.card.seq);
+        if placed.card.anchor_seq != anchor {
+            placed.card.anchor_seq = anchor;
+            moved.push(index);
+        }
+        next = placed.previous_in_step;
+    }
+    moved
 }
 
 /// The anchor rule of an initial card: by step when the event is in a step, else its own seq.

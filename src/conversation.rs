@@ -1,15 +1,15 @@
 //! The loaded window of a session log: load, live append, load earlier, and what each changed.
 
-use std::cmp::Ordering;
-
 use crate::analysis::{Analysis, Delta};
 use crate::chat::{sort_cards, ChatCard};
+use crate::compare::compare;
 use crate::error::Error;
 use crate::event::{Seq, SessionEvent};
 use crate::fold::SystemPromptState;
 use crate::intern::JsonInterner;
 use crate::parse::parse_events_with;
 use crate::request::RequestPromptInspection;
+use crate::splice::join;
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
 
 /// A window of a session log: the newest page first, live events at the tail, older pages
@@ -75,6 +75,11 @@ impl Conversation {
 
     /// Prepends an older page ("load earlier"): every event must be older than the window
     /// start. `has_more` tells whether still older events exist. Returns what changed.
+    ///
+    /// The window's events are walked again only until the new walk carries what the old one
+    /// carried after the same event (typically: from the next replacement that reaches before
+    /// the page, both withhold the prompt); the rest is kept, so the cost grows with the page
+    /// (plus one move in memory of the window's per-event lists).
     pub fn prepend(
         &mut self,
         events: Vec<SessionEvent>,
@@ -98,9 +103,10 @@ impl Conversation {
             self.has_more = has_more;
             return Ok(ConversationChange::default());
         }
-        let mut window = events;
-        window.extend(self.events.iter().cloned());
-        self.load(window, has_more)
+        let change = self.analysis.prepend(&events, &self.events);
+        self.events = join(events, &mut self.events, 0);
+        self.has_more = has_more;
+        Ok(change)
     }
 
     /// The shared config and tools values to read a batch with; `new_session`: the batch is to
@@ -240,53 +246,4 @@ fn check_ascending(events: &[SessionEvent], after: Option<Seq>) -> Result<(), Er
         previous = Some(event.seq);
     }
     Ok(())
-}
-
-/// What changed between two analyses of a window: cards are matched by key, walking both lists
-/// in seq order (one card per event at most).
-fn compare(old: &Analysis, new: &Analysis) -> ConversationChange {
-    let mut chat = ChatChange::default();
-    let mut old_cards = old.cards_by_seq().peekable();
-    let mut new_cards = new.cards_by_seq().peekable();
-    // At least this many new cards have no old card with their key.
-    chat.added
-        .reserve(new_cards.len().saturating_sub(old_cards.len()));
-    loop {
-        let order = match (old_cards.peek(), new_cards.peek()) {
-            (None, None) => break,
-            (Some(_), None) => Ordering::Less,
-            (None, Some(_)) => Ordering::Greater,
-            (Some(a), Some(b)) => (a.seq, a.source).cmp(&(b.seq, b.source)),
-        };
-        match order {
-            Ordering::Less => {
-                if let Some(card) = old_cards.next() {
-                    chat.removed.push(card.key);
-                }
-            }
-            Ordering::Greater => {
-                if let Some(card) = new_cards.next() {
-                    chat.added.push(card.clone());
-                }
-            }
-            Ordering::Equal => {
-                if let (Some(a), Some(b)) = (old_cards.next(), new_cards.next()) {
-                    if a != b {
-                        chat.changed.push(b.clone());
-                    }
-                }
-            }
-        }
-    }
-    sort_cards(&mut chat.added);
-    sort_cards(&mut chat.changed);
-    let trajectory_changed = if old.trajectory_is_empty() || new.trajectory_is_empty() {
-        old.trajectory_is_empty() != new.trajectory_is_empty()
-    } else {
-        old.trajectory() != new.trajectory()
-    };
-    ConversationChange {
-        chat,
-        trajectory_changed,
-    }
 }

@@ -50,6 +50,7 @@
 
 mod analysis;
 mod chat;
+mod compare;
 mod conversation;
 mod error;
 mod event;
@@ -64,6 +65,7 @@ mod plain;
 mod request;
 mod shared;
 mod sort;
+mod splice;
 mod trajectory;
 mod views;
 

@@ -21,7 +21,7 @@ impl Location {
 }
 
 /// Walks a window in seq order and gives each event its location.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Locator {
     current: Location,
 }

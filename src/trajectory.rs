@@ -143,7 +143,6 @@ pub(crate) struct TrajectoryBuilder {
     headers: Vec<Fact>,
     known_prompts: Vec<SystemPromptNode>,
     step_starts: Vec<(Seq, Location)>,
-    step_entries: HashMap<(u64, u64), StepEntry>,
     latest_real: Option<usize>,
     carried: Option<Synthetic>,
 }
@@ -268,17 +267,6 @@ impl TrajectoryBuilder {
         prompt: PromptSnapshot,
         change: Option<PromptChange>,
     ) {
-        let index = self.headers.len();
-        if let Some(key) = seen.location.step_key() {
-            let entry = self.step_entries.entry(key).or_insert(StepEntry {
-                fact: index,
-                change: None,
-            });
-            entry.fact = index;
-            if change.is_some() {
-                entry.change = Some(index);
-            }
-        }
         self.headers.push(Fact {
             source,
             seq: seen.event.seq,
@@ -289,13 +277,38 @@ impl TrajectoryBuilder {
         });
     }
 
+    /// Joins on the facts and step starts `old`, a walk of the same events from a later window
+    /// start, made after `through`, the last event this walk took; returns whether the
+    /// trajectory changed. Both folds being uncertain from there on with the same latest header,
+    /// `old` made the same facts after it as this walk would, none of them reports a change of a
+    /// prompt before it, and no known prompt: both trajectories differ exactly when the parts
+    /// up to `through` do.
+    pub fn splice(&mut self, old: &mut TrajectoryBuilder, through: Seq) -> bool {
+        let mut facts = old
+            .headers
+            .split_off(old.headers.partition_point(|fact| fact.seq <= through));
+        let mut starts = old
+            .step_starts
+            .split_off(old.step_starts.partition_point(|(seq, _)| *seq <= through));
+        let changed = old.differs(self);
+        if let Some(latest) = old
+            .latest_real
+            .and_then(|index| index.checked_sub(old.headers.len()))
+        {
+            self.latest_real = Some(self.headers.len().saturating_add(latest));
+        }
+        self.headers.append(&mut facts);
+        self.step_starts.append(&mut starts);
+        self.carried = old.carried.take();
+        changed
+    }
+
     /// Makes room for what a batch of events can add.
     pub fn reserve(&mut self, census: &Census) {
         self.headers
             .reserve(census.headers.saturating_add(census.relevant));
         self.known_prompts.reserve(census.system_appends);
         self.step_starts.reserve(census.step_starts);
-        self.step_entries.reserve(census.step_starts);
     }
 
     /// Frees the spare capacity of the fact lists (after a whole window was walked).
@@ -305,13 +318,42 @@ impl TrajectoryBuilder {
         self.step_starts.shrink_to_fit();
     }
 
-    /// Whether the trajectory has nothing in it.
-    pub fn is_empty(&self) -> bool {
+    /// Whether the trajectory view differs from `other`'s.
+    #[inline(never)]
+    pub fn differs(&self, other: &TrajectoryBuilder) -> bool {
+        if self.is_empty() || other.is_empty() {
+            self.is_empty() != other.is_empty()
+        } else {
+            self.trajectory() != other.trajectory()
+        }
+    }
+
+    fn is_empty(&self) -> bool {
         self.headers.is_empty() && self.known_prompts.is_empty() && self.step_starts.is_empty()
+    }
+
+    /// The latest fact located in each step, and the latest of its facts with a change.
+    fn step_entries(&self) -> HashMap<(u64, u64), StepEntry> {
+        let mut entries: HashMap<(u64, u64), StepEntry> = HashMap::new();
+        for (index, fact) in self.headers.iter().enumerate() {
+            let Some(key) = fact.location.step_key() else {
+                continue;
+            };
+            let entry = entries.entry(key).or_insert(StepEntry {
+                fact: index,
+                change: None,
+            });
+            entry.fact = index;
+            if fact.change.is_some() {
+                entry.change = Some(index);
+            }
+        }
+        entries
     }
 
     /// The trajectory view: header facts, requests and unreported system prompts.
     pub fn trajectory(&self) -> Trajectory {
+        let step_entries = self.step_entries();
         let mut taken: Vec<Seq> = Vec::new();
         let requests = self
             .step_starts
@@ -319,7 +361,7 @@ impl TrajectoryBuilder {
             .map(|(start_seq, location)| {
                 let source = location
                     .step_key()
-                    .and_then(|key| self.step_entries.get(&key))
+                    .and_then(|key| step_entries.get(&key))
                     .and_then(|entry| {
                         let fact = self.headers.get(entry.fact)?;
                         let change = entry.change.and_then(|index| self.headers.get(index));

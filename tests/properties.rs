@@ -534,6 +534,151 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Prepending pages one by one gives, after each page, exactly what loading the whole window
+    /// over the previous one gives: the same change report, lines, views, and state and
+    /// inspection at every seq; live events appended between the pages and after them land as
+    /// in a fresh load. Long logs with compactions, so that a page's walk often joins the
+    /// window's own walk where both withhold the prompt.
+    #[test]
+    fn prepended_pages_agree_with_one_load(
+        log in gen::valid_log(300),
+        cuts in (any::<Index>(), any::<Index>()),
+        sizes in prop::collection::vec(1usize..40, 1..20),
+        has_more in any::<bool>(),
+    ) {
+        let events = gen::parse(&log, false);
+        let probes = probe_seqs(&events, &[]);
+        let (a, b) = (cuts.0.index(events.len() + 1), cuts.1.index(events.len() + 1));
+        let (start, live) = (a.min(b), a.max(b));
+        let mut sizes = sizes.into_iter().cycle();
+        let mut window = Conversation::new();
+        window
+            .load(events[start..live].to_vec(), start > 0 || has_more)
+            .map_err(|err| TestCaseError::fail(err.to_string()))?;
+        let (mut end, mut appended) = (start, live);
+        while end > 0 {
+            let begin = end.saturating_sub(sizes.next().unwrap_or(3));
+            let page = &events[begin..end];
+            let more = begin > 0 || has_more;
+            let mut expected = window.clone();
+            let mut whole = page.to_vec();
+            whole.extend_from_slice(window.events());
+            let expected_change = expected
+                .load(whole, more)
+                .map_err(|err| TestCaseError::fail(err.to_string()))?;
+            let change = window
+                .prepend(page.to_vec(), more)
+                .map_err(|err| TestCaseError::fail(err.to_string()))?;
+            let what = format!("page {begin}..{end}");
+            same(&value(&change), &value(&expected_change), &format!("{what}: change report"))?;
+            same_window(&window, &expected, &probes, &what)?;
+            prop_assert_eq!(window.events(), expected.events());
+            if appended < events.len() {
+                let next = (appended + sizes.next().unwrap_or(3)).min(events.len());
+                window
+                    .append(events[appended..next].to_vec())
+                    .map_err(|err| TestCaseError::fail(err.to_string()))?;
+                appended = next;
+                equals_fresh_load(&window, &format!("{what}, then an append"))?;
+            }
+            end = begin;
+        }
+        window
+            .append(events[appended..].to_vec())
+            .map_err(|err| TestCaseError::fail(err.to_string()))?;
+        equals_fresh_load(&window, "the last append")?;
+    }
+}
+
+/// Events from compact descriptions: `(seq, type, data, surfaceOp)`, a null op for none.
+fn events_of(list: &[(i64, &str, Value, Value)]) -> Vec<SessionEvent> {
+    list.iter()
+        .map(|(seq, kind, data, op)| {
+            let mut event =
+                serde_json::json!({"seq": seq, "time": seq, "type": kind, "data": data});
+            if !op.is_null() {
+                event["surfaceOp"] = op.clone();
+            }
+            parse_events(&event.to_string())
+                .expect("valid event")
+                .remove(0)
+        })
+        .collect()
+}
+
+fn message(role: &str, text: &str, turn: u64, step: u64) -> Value {
+    let content = serde_json::json!([{"type": "text", "text": text}]);
+    serde_json::json!({"turn": turn, "step": step, "message": {"role": role, "content": content}})
+}
+
+fn replace(start: i64, end: i64) -> Value {
+    serde_json::json!({"op": "replace", "startSeq": start, "endSeq": end})
+}
+
+/// Loads `events[page..live]`, prepends `events[..page]`, appends the rest: the views equal a
+/// load of all the events.
+fn prepend_then_append_is_load(events: &[SessionEvent], page: usize, live: usize) {
+    let mut window = Conversation::new();
+    window
+        .load(events[page..live].to_vec(), true)
+        .expect("loads");
+    window
+        .prepend(events[..page].to_vec(), true)
+        .expect("prepends");
+    window.append(events[live..].to_vec()).expect("appends");
+    let mut fresh = Conversation::new();
+    fresh.load(events.to_vec(), true).expect("loads");
+    assert_eq!(value(&window.views()), value(&fresh.views()));
+}
+
+/// A card that only the old walk made (the page makes the prompt withheld before it) leaves
+/// nothing behind: a step start appended later re-anchors no other card.
+#[test]
+fn a_card_only_the_old_walk_made_is_forgotten() {
+    let append = || serde_json::json!("append");
+    let events = events_of(&[
+        // The page: a card in step 1 of turn 1, then a replacement reaching before the page.
+        (2, "system/message", message("system", "A", 1, 1), append()),
+        (3, "user/message", message("user", "u", 1, 1), append()),
+        (4, "user/message", message("user", "u", 1, 1), replace(1, 3)),
+        // The window: a card in step 2 of turn 2 before its start, then a replacement reaching
+        // before the window; the step start comes live.
+        (5, "system/message", message("system", "B", 2, 2), append()),
+        (6, "user/message", serde_json::json!({}), replace(1, 5)),
+        (
+            7,
+            "step/start",
+            serde_json::json!({"turn": 2, "step": 2}),
+            Value::Null,
+        ),
+    ]);
+    prepend_then_append_is_load(&events, 3, 5);
+}
+
+/// A card of the page whose step starts after the walks joined is anchored at that start.
+#[test]
+fn a_step_start_after_the_join_anchors_the_page_cards() {
+    let append = || serde_json::json!("append");
+    let events = events_of(&[
+        // The page: a card in step 2 of turn 2 before its start, then a replacement reaching
+        // before the page.
+        (2, "system/message", message("system", "A", 2, 2), append()),
+        (3, "user/message", message("user", "u", 2, 2), replace(1, 2)),
+        // The window: a replacement reaching before it, then the step start.
+        (4, "user/message", message("user", "u", 2, 2), replace(1, 3)),
+        (
+            5,
+            "step/start",
+            serde_json::json!({"turn": 2, "step": 2}),
+            Value::Null,
+        ),
+    ]);
+    prepend_then_append_is_load(&events, 2, 4);
+}
+
 /// Folds and inspects parsed (possibly hostile) events every way the API allows: no panic.
 fn fold_everything(events: &[SessionEvent]) {
     let starts = [
