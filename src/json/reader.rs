@@ -150,6 +150,36 @@ fn short_key_code(word: u64, length: u32) -> KeyCode {
     u128::from(low_bytes(word, length)) | (u128::from(length) << 120)
 }
 
+/// The code of the string whose text starts at `bytes[start]`, and where its closing `"` is,
+/// when it has at most 15 plain bytes (no escapes or control characters) and, after its `"`,
+/// 8 bytes of text (16 if it is longer than 7 bytes).
+#[inline]
+fn plain_code(bytes: &[u8], start: usize) -> Option<(KeyCode, usize)> {
+    let low = word(bytes.get(start..start.checked_add(8)?)?);
+    let specials = string_specials(low);
+    let (length, high) = if specials != 0 {
+        (specials.trailing_zeros() / 8, 0)
+    } else {
+        let second = start.checked_add(8)?;
+        let high = word(bytes.get(second..second.checked_add(8)?)?);
+        (
+            8u32.checked_add(string_specials(high).trailing_zeros() / 8)?,
+            high,
+        )
+    };
+    let end = start.checked_add(length as usize)?;
+    if length > 15 || bytes.get(end) != Some(&b'"') {
+        return None;
+    }
+    let code = if length < 8 {
+        short_key_code(low, length)
+    } else {
+        let high = low_bytes(high, length.wrapping_sub(8));
+        u128::from(low) | (u128::from(high) << 64) | (u128::from(length) << 120)
+    };
+    Some((code, end))
+}
+
 /// The low `count` bytes of `word` (all of it from 8 on), the others zero.
 fn low_bytes(word: u64, count: u32) -> u64 {
     let mask = 1u64
@@ -338,31 +368,13 @@ impl<'a> Reader<'a> {
         if bytes.get(quote) != Some(&b'"') {
             return None;
         }
-        let start = quote.checked_add(1)?;
-        let low = word(bytes.get(start..start.checked_add(8)?)?);
-        let specials = string_specials(low);
-        let (length, high) = if specials != 0 {
-            (specials.trailing_zeros() / 8, 0)
-        } else {
-            let second = start.checked_add(8)?;
-            let high = word(bytes.get(second..second.checked_add(8)?)?);
-            (
-                8u32.checked_add(string_specials(high).trailing_zeros() / 8)?,
-                high,
-            )
-        };
-        let end = start.checked_add(length as usize)?;
-        if length > 15 || bytes.get(end..end.checked_add(2)?) != Some(b"\":") {
+        let (code, end) = plain_code(bytes, quote.checked_add(1)?)?;
+        if bytes.get(end.checked_add(1)?) != Some(&b':') {
             return None;
         }
         self.pos = end.checked_add(2)?;
         object.started = true;
-        Some(if length < 8 {
-            short_key_code(low, length)
-        } else {
-            let high = low_bytes(high, length.wrapping_sub(8));
-            u128::from(low) | (u128::from(high) << 64) | (u128::from(length) << 120)
-        })
+        Some(code)
     }
 
     /// [`Reader::next_key_code`], the general way.
@@ -371,22 +383,21 @@ impl<'a> Reader<'a> {
         if !self.key_due(object)? {
             return Ok(None);
         }
-        let code = self.key_code()?;
+        let code = self.string_code()?;
         self.colon()?;
         Ok(Some(code))
     }
 
-    /// Reads the string at the cursor (which is on its `"`) as a key code. A key of at most 7
-    /// plain bytes, with 8 bytes of text after its `"`, is read from one word; any other key
-    /// is read as a string.
-    fn key_code(&mut self) -> Step<KeyCode> {
-        let start = self.pos.saturating_add(1);
-        if let Some(chunk) = self.bytes().get(start..start.saturating_add(8)) {
-            let word = word(chunk);
-            let length = string_specials(word).trailing_zeros() / 8;
-            if chunk.get(length as usize) == Some(&b'"') {
-                self.pos = start.saturating_add(length as usize).saturating_add(1);
-                return Ok(short_key_code(word, length));
+    /// Reads the string at the cursor (which is on its `"`) as a key code (see [`KeyCode`]),
+    /// as [`Reader::string`] reads it. A string of at most 15 plain bytes, with 8 bytes of text
+    /// after its `"` (16 when it is longer than 7 bytes), is read from one or two words; any
+    /// other is read as a string.
+    pub fn string_code(&mut self) -> Step<KeyCode> {
+        if self.byte_at(self.pos) == Some(b'"') {
+            let start = self.pos.saturating_add(1);
+            if let Some((code, end)) = plain_code(self.bytes(), start) {
+                self.pos = end.saturating_add(1);
+                return Ok(code);
             }
         }
         let key = self.string()?;
@@ -465,7 +476,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Skips a string after checking it.
-    fn skip_string(&mut self) -> Step<()> {
+    pub fn skip_string(&mut self) -> Step<()> {
         self.expect(b'"', "expected a string")?;
         loop {
             self.pos = self.plain_run(self.pos);
