@@ -42,13 +42,18 @@ pub(crate) struct JsonInterner {
     /// The last tools text and its value: consecutive headers mostly repeat it, and comparing
     /// the text is much cheaper than hashing it.
     last_tools: Option<(Box<str>, SharedTools)>,
-    /// The last config value.
-    last_config: Option<Rc<JsonValue>>,
+    /// The last config text and its value (consecutive headers mostly repeat it too).
+    last_config: Option<(Box<str>, Rc<JsonValue>)>,
 }
 
 impl JsonInterner {
     /// The config value of a raw JSON text, shared with earlier equal texts.
     pub fn config(&mut self, raw: &str) -> Rc<JsonValue> {
+        if let Some((last, value)) = &self.last_config {
+            if same_bytes(last.as_bytes(), raw.as_bytes()) {
+                return Rc::clone(value);
+            }
+        }
         let value = match self.configs.get(raw) {
             Some(value) => Rc::clone(value),
             None => {
@@ -59,7 +64,7 @@ impl JsonInterner {
                 value
             }
         };
-        self.last_config = Some(Rc::clone(&value));
+        self.last_config = Some((Box::from(raw), Rc::clone(&value)));
         value
     }
 
@@ -99,7 +104,7 @@ impl JsonInterner {
 
     /// The config of the previous header that had one (`None` when none had).
     pub fn previous_config(&self) -> Option<Rc<JsonValue>> {
-        self.last_config.clone()
+        self.last_config.as_ref().map(|(_, value)| Rc::clone(value))
     }
 
     /// The tools of the previous header (`[]` when there was none).
@@ -115,4 +120,44 @@ impl JsonInterner {
 /// `null` covers the impossible rest.
 fn parse(raw: &str) -> JsonValue {
     JsonValue::parse(raw).unwrap_or(JsonValue::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Configs and tools through the interner (the last text compared first, then the table)
+    /// against each text parsed on its own: the same values, shared when the text repeats.
+    #[test]
+    fn shared_values_are_the_values_of_their_texts() {
+        let texts = [
+            r#"{"m":1}"#,
+            r#"{"m":1}"#,
+            r#"{"m":2}"#,
+            r#"{"m":1}"#,
+            r#"{"m":1 }"#,
+            "[]",
+            r#"[{"a":1}]"#,
+            r#"[{"a":1}]"#,
+            r#"{"m":2}"#,
+        ];
+        let mut interner = JsonInterner::default();
+        let mut seen: Vec<(&str, Rc<JsonValue>, SharedTools)> = Vec::new();
+        for text in texts {
+            let config = interner.config(text);
+            let tools = interner.tools(Some(text));
+            assert_eq!(*config, parse(text), "{text}");
+            assert_eq!(
+                *tools.value,
+                *SharedTools::new(Some(parse(text))).value,
+                "{text}"
+            );
+            assert!(Rc::ptr_eq(&interner.previous_config().unwrap(), &config));
+            if let Some((_, first, first_tools)) = seen.iter().find(|(seen, ..)| *seen == text) {
+                assert!(Rc::ptr_eq(first, &config), "{text}");
+                assert!(Rc::ptr_eq(&first_tools.value, &tools.value), "{text}");
+            }
+            seen.push((text, config, tools));
+        }
+    }
 }

@@ -44,6 +44,23 @@ mod keys {
     pub const TOOLS: KeyCode = key_code("tools");
 }
 
+/// The codes of the string values the parser matches (see [`KeyCode`]).
+mod names {
+    use super::{key_code, KeyCode};
+
+    pub const SYSTEM_MESSAGE: KeyCode = key_code("system/message");
+    pub const REQUEST_HEADER: KeyCode = key_code("request/header");
+    pub const TURN_START: KeyCode = key_code("turn/start");
+    pub const TURN_END: KeyCode = key_code("turn/end");
+    pub const STEP_START: KeyCode = key_code("step/start");
+    pub const STEP_END: KeyCode = key_code("step/end");
+    pub const TEXT: KeyCode = key_code("text");
+    pub const INITIAL: KeyCode = key_code("initial");
+    pub const RESUME: KeyCode = key_code("resume");
+    pub const CHANGE: KeyCode = key_code("change");
+    pub const SERIES: KeyCode = key_code("series");
+}
+
 /// Parses a batch of events from JSON text: a JSON array of event objects, or JSON lines (one
 /// event object per line; blank lines are skipped). Whitespace-only text is an empty batch.
 ///
@@ -187,24 +204,81 @@ impl<'a> Scalar<'a> {
         })
     }
 
+    fn is_text(&self, expected: &str) -> bool {
+        matches!(self, Scalar::Text(text) if text == expected)
+    }
+}
+
+/// A JSON value read for its kind, and its value when it is a number or a boolean: a
+/// [`Scalar`] without the text of strings, for fields whose strings are all alike.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) enum Kind {
+    #[default]
+    Absent,
+    Null,
+    Bool(bool),
+    Number(f64),
+    Text,
+    Array,
+    Object,
+}
+
+impl Kind {
+    /// Reads any value as [`Scalar::read`] does (strings are checked and skipped).
+    fn read(reader: &mut Reader<'_>) -> Step<Kind> {
+        Ok(match reader.peek() {
+            Some(b'"') => {
+                reader.skip_string()?;
+                Kind::Text
+            }
+            Some(b't' | b'f') => Kind::Bool(reader.boolean()?),
+            Some(b'n') => {
+                reader.null()?;
+                Kind::Null
+            }
+            Some(b'[') => {
+                reader.skip_value()?;
+                Kind::Array
+            }
+            Some(b'{') => {
+                reader.skip_value()?;
+                Kind::Object
+            }
+            _ => Kind::Number(reader.number()?),
+        })
+    }
+
+    /// The kind of `scalar`.
+    fn of(scalar: &Scalar<'_>) -> Kind {
+        match scalar {
+            Scalar::Absent => Kind::Absent,
+            Scalar::Null => Kind::Null,
+            Scalar::Bool(value) => Kind::Bool(*value),
+            Scalar::Number(value) => Kind::Number(*value),
+            Scalar::Text(_) => Kind::Text,
+            Scalar::Array => Kind::Array,
+            Scalar::Object => Kind::Object,
+        }
+    }
+
     fn describe(&self) -> String {
         match self {
-            Scalar::Absent => "nothing".to_owned(),
-            Scalar::Null => "null".to_owned(),
-            Scalar::Bool(_) => "a boolean".to_owned(),
-            Scalar::Number(value) => {
+            Kind::Absent => "nothing".to_owned(),
+            Kind::Null => "null".to_owned(),
+            Kind::Bool(_) => "a boolean".to_owned(),
+            Kind::Number(value) => {
                 format!("the number {}", crate::jsjson::js_number_to_string(*value))
             }
-            Scalar::Text(_) => "a string".to_owned(),
-            Scalar::Array => "an array".to_owned(),
-            Scalar::Object => "an object".to_owned(),
+            Kind::Text => "a string".to_owned(),
+            Kind::Array => "an array".to_owned(),
+            Kind::Object => "an object".to_owned(),
         }
     }
 
     /// The value as a safe integer, when it is one.
     fn safe_integer(&self) -> Option<i64> {
         match self {
-            Scalar::Number(value) => safe_integer(*value),
+            Kind::Number(value) => safe_integer(*value),
             _ => None,
         }
     }
@@ -213,10 +287,16 @@ impl<'a> Scalar<'a> {
         self.safe_integer()
             .and_then(|value| u64::try_from(value).ok())
     }
+}
 
-    fn is_text(&self, expected: &str) -> bool {
-        matches!(self, Scalar::Text(text) if text == expected)
+/// Reads any value: a string as its code (see [`KeyCode`]; the names the parser matches have
+/// at most 15 bytes), anything else as `None`.
+fn read_string_code(reader: &mut Reader<'_>) -> Step<Option<KeyCode>> {
+    if reader.peek() != Some(b'"') {
+        Kind::read(reader)?;
+        return Ok(None);
     }
+    reader.string_code().map(Some)
 }
 
 /// An event type the parser tells apart.
@@ -236,17 +316,15 @@ enum TypeTag {
 }
 
 impl TypeTag {
+    /// Reads a `type`, matching a string by its code (every name has at most 15 bytes).
     fn read(reader: &mut Reader<'_>) -> Step<TypeTag> {
-        let Scalar::Text(name) = Scalar::read(reader)? else {
-            return Ok(TypeTag::Other);
-        };
-        Ok(match &*name {
-            "system/message" => TypeTag::SystemMessage,
-            "request/header" => TypeTag::RequestHeader,
-            "turn/start" => TypeTag::TurnStart,
-            "turn/end" => TypeTag::TurnEnd,
-            "step/start" => TypeTag::StepStart,
-            "step/end" => TypeTag::StepEnd,
+        Ok(match read_string_code(reader)? {
+            Some(names::SYSTEM_MESSAGE) => TypeTag::SystemMessage,
+            Some(names::REQUEST_HEADER) => TypeTag::RequestHeader,
+            Some(names::TURN_START) => TypeTag::TurnStart,
+            Some(names::TURN_END) => TypeTag::TurnEnd,
+            Some(names::STEP_START) => TypeTag::StepStart,
+            Some(names::STEP_END) => TypeTag::StepEnd,
             _ => TypeTag::Other,
         })
     }
@@ -255,14 +333,14 @@ impl TypeTag {
 /// What the parser keeps of one event before validation.
 #[derive(Debug)]
 pub(crate) enum RawEvent<'a> {
-    Object(Box<RawObject<'a>>),
-    NotObject(Scalar<'a>),
+    Object(RawObject<'a>),
+    NotObject(Kind),
 }
 
 #[derive(Debug, Default)]
 pub(crate) struct RawObject<'a> {
-    seq: Scalar<'a>,
-    time: Scalar<'a>,
+    seq: Kind,
+    time: Kind,
     kind: TypeTag,
     surface_op: RawSurfaceOp<'a>,
     data: RawData<'a>,
@@ -272,14 +350,14 @@ impl<'a> RawEvent<'a> {
     /// Reads one event.
     fn read(reader: &mut Reader<'a>) -> Step<RawEvent<'a>> {
         if reader.peek() != Some(b'{') {
-            return Scalar::read(reader).map(RawEvent::NotObject);
+            return Kind::read(reader).map(RawEvent::NotObject);
         }
-        let mut raw = Box::<RawObject>::default();
+        let mut raw = RawObject::default();
         let mut object = reader.begin_object()?;
         while let Some(key) = reader.next_key_code(&mut object)? {
             match key {
-                keys::SEQ => raw.seq = Scalar::read(reader)?,
-                keys::TIME => raw.time = Scalar::read(reader)?,
+                keys::SEQ => raw.seq = Kind::read(reader)?,
+                keys::TIME => raw.time = Kind::read(reader)?,
                 keys::TYPE => raw.kind = TypeTag::read(reader)?,
                 keys::SURFACE_OP => raw.surface_op = RawSurfaceOp::read(reader)?,
                 keys::DATA => raw.data = RawData::read(reader, DataWants::for_type(raw.kind))?,
@@ -297,11 +375,13 @@ enum RawSurfaceOp<'a> {
     Absent,
     Text(Cow<'a, str>),
     Map {
-        op: Scalar<'a>,
-        start: Scalar<'a>,
-        end: Scalar<'a>,
+        op: Kind,
+        /// Whether `op` is the string `"replace"`.
+        replace: bool,
+        start: Kind,
+        end: Kind,
     },
-    Other(Scalar<'a>),
+    Other(Kind),
 }
 
 impl<'a> RawSurfaceOp<'a> {
@@ -310,20 +390,29 @@ impl<'a> RawSurfaceOp<'a> {
             return Ok(match Scalar::read(reader)? {
                 Scalar::Null => RawSurfaceOp::Absent,
                 Scalar::Text(text) => RawSurfaceOp::Text(text),
-                other => RawSurfaceOp::Other(other),
+                other => RawSurfaceOp::Other(Kind::of(&other)),
             });
         }
-        let (mut op, mut start, mut end) = (Scalar::Absent, Scalar::Absent, Scalar::Absent);
+        let (mut op, mut replace) = (Kind::Absent, false);
+        let (mut start, mut end) = (Kind::Absent, Kind::Absent);
         let mut object = reader.begin_object()?;
         while let Some(key) = reader.next_key_code(&mut object)? {
             match key {
-                keys::OP => op = Scalar::read(reader)?,
-                keys::START_SEQ => start = Scalar::read(reader)?,
-                keys::END_SEQ => end = Scalar::read(reader)?,
+                keys::OP => {
+                    let value = Scalar::read(reader)?;
+                    (op, replace) = (Kind::of(&value), value.is_text("replace"));
+                }
+                keys::START_SEQ => start = Kind::read(reader)?,
+                keys::END_SEQ => end = Kind::read(reader)?,
                 _ => reader.skip_value()?,
             }
         }
-        Ok(RawSurfaceOp::Map { op, start, end })
+        Ok(RawSurfaceOp::Map {
+            op,
+            replace,
+            start,
+            end,
+        })
     }
 }
 
@@ -362,15 +451,31 @@ enum HeaderJson<'a> {
     SameAsPrevious,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct RawData<'a> {
-    turn: Scalar<'a>,
-    step: Scalar<'a>,
+    turn: Kind,
+    step: Kind,
     text: Option<String>,
     config: HeaderJson<'a>,
     tools: HeaderJson<'a>,
-    reason: Scalar<'a>,
-    starts_series: Scalar<'a>,
+    /// `reason` as the header's reason (`Other` when absent or not a known string).
+    reason: HeaderReason,
+    /// Whether `startsSeries` is `true`.
+    starts_series: bool,
+}
+
+impl Default for RawData<'_> {
+    fn default() -> Self {
+        RawData {
+            turn: Kind::Absent,
+            step: Kind::Absent,
+            text: None,
+            config: HeaderJson::Absent,
+            tools: HeaderJson::Absent,
+            reason: HeaderReason::Other,
+            starts_series: false,
+        }
+    }
 }
 
 impl<'a> RawData<'a> {
@@ -384,21 +489,34 @@ impl<'a> RawData<'a> {
         let mut object = reader.begin_object()?;
         while let Some(key) = reader.next_key_code(&mut object)? {
             match key {
-                keys::TURN => data.turn = Scalar::read(reader)?,
-                keys::STEP => data.step = Scalar::read(reader)?,
+                keys::TURN => data.turn = Kind::read(reader)?,
+                keys::STEP => data.step = Kind::read(reader)?,
                 keys::MESSAGE if wants.message => data.text = read_prompt_text(reader)?,
                 keys::HEADER if wants.header => {
                     let (config, tools) = read_header_fields(reader)?;
                     data.config = config;
                     data.tools = tools;
                 }
-                keys::REASON if wants.header => data.reason = Scalar::read(reader)?,
-                keys::STARTS_SERIES if wants.header => data.starts_series = Scalar::read(reader)?,
+                keys::REASON if wants.header => data.reason = read_reason(reader)?,
+                keys::STARTS_SERIES if wants.header => {
+                    data.starts_series = Kind::read(reader)? == Kind::Bool(true);
+                }
                 _ => reader.skip_value()?,
             }
         }
         Ok(data)
     }
+}
+
+/// A header's `reason`.
+fn read_reason(reader: &mut Reader<'_>) -> Step<HeaderReason> {
+    Ok(match read_string_code(reader)? {
+        Some(names::INITIAL) => HeaderReason::Initial,
+        Some(names::RESUME) => HeaderReason::Resume,
+        Some(names::CHANGE) => HeaderReason::Change,
+        Some(names::SERIES) => HeaderReason::Series,
+        _ => HeaderReason::Other,
+    })
 }
 
 /// A message's prompt text: every `{type: "text", text}` block of `content` joined with `""`.
@@ -442,17 +560,17 @@ fn read_text_block<'a>(reader: &mut Reader<'a>) -> Step<Option<Cow<'a, str>>> {
         reader.skip_value()?;
         return Ok(None);
     }
-    let (mut kind, mut text) = (Scalar::Absent, Scalar::Absent);
+    let (mut is_text, mut text) = (false, Scalar::Absent);
     let mut object = reader.begin_object()?;
     while let Some(key) = reader.next_key_code(&mut object)? {
         match key {
-            keys::TYPE => kind = Scalar::read(reader)?,
+            keys::TYPE => is_text = read_string_code(reader)? == Some(names::TEXT),
             keys::TEXT => text = Scalar::read(reader)?,
             _ => reader.skip_value()?,
         }
     }
     Ok(match text {
-        Scalar::Text(text) if kind.is_text("text") => Some(text),
+        Scalar::Text(text) if is_text => Some(text),
         _ => None,
     })
 }
@@ -488,7 +606,7 @@ impl RawEvent<'_> {
             }
         };
         let seq = match &raw.seq {
-            Scalar::Absent => return Err(Error::MissingSeq { index }),
+            Kind::Absent => return Err(Error::MissingSeq { index }),
             value => value.safe_integer().ok_or_else(|| Error::InvalidSeq {
                 index,
                 found: value.describe(),
@@ -496,11 +614,11 @@ impl RawEvent<'_> {
         };
         let surface_op = validate_surface_op(raw.surface_op, index, seq)?;
         let time = match raw.time {
-            Scalar::Number(time) => time,
+            Kind::Number(time) => time,
             _ => 0.0,
         };
         let turn = match &raw.data.turn {
-            Scalar::Null => TurnField::Null,
+            Kind::Null => TurnField::Null,
             value => value
                 .non_negative_integer()
                 .map_or(TurnField::Absent, TurnField::Turn),
@@ -524,17 +642,7 @@ fn event_kind(kind: TypeTag, data: RawData, interner: &mut JsonInterner) -> Even
             text: Rc::from(data.text.unwrap_or_default()),
         },
         TypeTag::RequestHeader => {
-            let reason = match &data.reason {
-                Scalar::Text(reason) => match &**reason {
-                    "initial" => HeaderReason::Initial,
-                    "resume" => HeaderReason::Resume,
-                    "change" => HeaderReason::Change,
-                    "series" => HeaderReason::Series,
-                    _ => HeaderReason::Other,
-                },
-                _ => HeaderReason::Other,
-            };
-            let starts_series = data.starts_series == Scalar::Bool(true);
+            let (reason, starts_series) = (data.reason, data.starts_series);
             let tools = match data.tools {
                 HeaderJson::Absent => interner.tools(None),
                 HeaderJson::Text(text) => interner.tools(Some(text)),
@@ -577,14 +685,19 @@ fn validate_surface_op(
             "expected \"append\" or a replace object, found {}",
             found.describe()
         ))),
-        RawSurfaceOp::Map { op, start, end } => {
-            if !op.is_text("replace") {
+        RawSurfaceOp::Map {
+            op,
+            replace,
+            start,
+            end,
+        } => {
+            if !replace {
                 return Err(invalid(format!(
                     "op must be \"replace\", found {}",
                     op.describe()
                 )));
             }
-            let endpoint = |name: &str, value: &Scalar| -> Result<Seq, Error> {
+            let endpoint = |name: &str, value: &Kind| -> Result<Seq, Error> {
                 let found = value.safe_integer().ok_or_else(|| {
                     invalid(format!(
                         "{name} must be an integer, found {}",
@@ -676,6 +789,138 @@ mod tests {
         let bad = format!("{}\n{}", header(1, "[[1]]"), header(2, "[[1]]]"));
         let message = parse_events(&bad).unwrap_err().to_string();
         assert!(message.contains("line 2, column 65"), "{message}");
+    }
+
+    /// Values after `"k":` in an object, cut at every byte, for reading one value both ways.
+    fn values_to_read() -> Vec<String> {
+        let values = [
+            "1",
+            "-0",
+            "1733150000000",
+            "1.5e3",
+            "-",
+            "01",
+            "true",
+            "fals",
+            "null",
+            "nul",
+            "[1,{\"a\":2}]",
+            "[1,",
+            "{\"a\":[]}",
+            "{\"a\"",
+            "\"\"",
+            "\"text\"",
+            "\"turn/start\"",
+            "\"turn\\/start\"",
+            "\"s\\u0074ep/end\"",
+            "\"step/end \"",
+            "\"step/en\"",
+            "\"system/message\"",
+            "\"request/header\"",
+            "\"request/headers\"",
+            "\"system/message\\u0000\"",
+            "\"initial\"",
+            "\"resume\"",
+            "\"change\"",
+            "\"series\"",
+            "\"seriesx\"",
+            "\"ser\\u0069es\"",
+            "\"a string longer than sixteen bytes\"",
+            "\"bad \\x escape\"",
+            "\"ctl\u{1}\"",
+            "\"é😀\"",
+            "\"\\ud800\"",
+            "\"unterminated",
+        ];
+        let mut texts = Vec::new();
+        for value in values {
+            for after in ["}", ",\"k\":2}", " }", "x"] {
+                let text = format!("{{\"k\":{value}{after}");
+                for cut in (0..=text.len()).filter(|&cut| text.is_char_boundary(cut)) {
+                    texts.push(text[..cut].to_owned());
+                }
+            }
+        }
+        texts
+    }
+
+    /// Reads the first member's value of `text` with `read`: what it gave, where it stopped and
+    /// why it failed.
+    fn read_first<T>(
+        text: &str,
+        read: impl Fn(&mut Reader<'_>) -> Step<T>,
+    ) -> Option<(Step<T>, usize, crate::json::reader::SyntaxError)> {
+        let mut reader = Reader::new(text);
+        let mut object = reader.begin_object().ok()?;
+        reader.next_key_code(&mut object).ok()??;
+        let value = read(&mut reader);
+        Some((value, reader.position(), reader.error().clone()))
+    }
+
+    /// Fields read for their kind, and strings matched by their codes, against the values read
+    /// whole ([`Scalar::read`]) and matched as text: the same results, stops and errors.
+    #[test]
+    fn kinds_and_codes_read_as_values_do() {
+        let type_as_text = |reader: &mut Reader<'_>| {
+            Scalar::read(reader).map(|value| match value {
+                Scalar::Text(name) => match &*name {
+                    "system/message" => TypeTag::SystemMessage,
+                    "request/header" => TypeTag::RequestHeader,
+                    "turn/start" => TypeTag::TurnStart,
+                    "turn/end" => TypeTag::TurnEnd,
+                    "step/start" => TypeTag::StepStart,
+                    "step/end" => TypeTag::StepEnd,
+                    _ => TypeTag::Other,
+                },
+                _ => TypeTag::Other,
+            })
+        };
+        let reason_as_text = |reader: &mut Reader<'_>| {
+            Scalar::read(reader).map(|value| match value {
+                Scalar::Text(reason) => match &*reason {
+                    "initial" => HeaderReason::Initial,
+                    "resume" => HeaderReason::Resume,
+                    "change" => HeaderReason::Change,
+                    "series" => HeaderReason::Series,
+                    _ => HeaderReason::Other,
+                },
+                _ => HeaderReason::Other,
+            })
+        };
+        let code_as_text = |reader: &mut Reader<'_>| reader.string().map(|text| key_code(&text));
+        let mut read = 0;
+        for text in values_to_read() {
+            let text = &text;
+            let kind = read_first(text, Kind::read);
+            let scalar = read_first(text, |reader| Scalar::read(reader).map(|s| Kind::of(&s)));
+            assert_eq!(kind, scalar, "{text:?}");
+            assert_eq!(
+                read_first(text, TypeTag::read),
+                read_first(text, type_as_text),
+                "{text:?}"
+            );
+            assert_eq!(
+                read_first(text, read_reason),
+                read_first(text, reason_as_text),
+                "{text:?}"
+            );
+            let is_text = read_first(text, |reader| {
+                read_string_code(reader).map(|code| code == Some(names::TEXT))
+            });
+            let as_text = read_first(text, |reader| {
+                Scalar::read(reader).map(|value| value.is_text("text"))
+            });
+            assert_eq!(is_text, as_text, "{text:?}");
+            if text.as_bytes().get(5) == Some(&b'"') {
+                assert_eq!(
+                    read_first(text, |reader| reader.string_code()),
+                    read_first(text, code_as_text),
+                    "{text:?}"
+                );
+            }
+            read += usize::from(kind.is_some_and(|(kind, ..)| kind.is_ok()));
+        }
+        assert!(read > 100, "{read}");
     }
 
     #[test]

@@ -147,10 +147,45 @@ fn runtime_key_code(key: &[u8]) -> KeyCode {
 
 /// The code of a key of `length` (at most 7) bytes, the low bytes of `word`.
 fn short_key_code(word: u64, length: u32) -> KeyCode {
+    u128::from(low_bytes(word, length)) | (u128::from(length) << 120)
+}
+
+/// The code of the string whose text starts at `bytes[start]`, and where its closing `"` is,
+/// when it has at most 15 plain bytes (no escapes or control characters) and, after its `"`,
+/// 8 bytes of text (16 if it is longer than 7 bytes).
+#[inline]
+fn plain_code(bytes: &[u8], start: usize) -> Option<(KeyCode, usize)> {
+    let low = word(bytes.get(start..start.checked_add(8)?)?);
+    let specials = string_specials(low);
+    let (length, high) = if specials != 0 {
+        (specials.trailing_zeros() / 8, 0)
+    } else {
+        let second = start.checked_add(8)?;
+        let high = word(bytes.get(second..second.checked_add(8)?)?);
+        (
+            8u32.checked_add(string_specials(high).trailing_zeros() / 8)?,
+            high,
+        )
+    };
+    let end = start.checked_add(length as usize)?;
+    if length > 15 || bytes.get(end) != Some(&b'"') {
+        return None;
+    }
+    let code = if length < 8 {
+        short_key_code(low, length)
+    } else {
+        let high = low_bytes(high, length.wrapping_sub(8));
+        u128::from(low) | (u128::from(high) << 64) | (u128::from(length) << 120)
+    };
+    Some((code, end))
+}
+
+/// The low `count` bytes of `word` (all of it from 8 on), the others zero.
+fn low_bytes(word: u64, count: u32) -> u64 {
     let mask = 1u64
-        .checked_shl(length.wrapping_mul(8))
+        .checked_shl(count.wrapping_mul(8))
         .map_or(u64::MAX, |bit| bit.wrapping_sub(1));
-    u128::from(word & mask) | (u128::from(length) << 120)
+    word & mask
 }
 
 impl<'a> Reader<'a> {
@@ -310,25 +345,59 @@ impl<'a> Reader<'a> {
 
     /// [`Reader::next_key`], returning the key's [`KeyCode`] instead of its text.
     pub fn next_key_code(&mut self, object: &mut Container) -> Step<Option<KeyCode>> {
+        if let Some(code) = self.compact_key_code(object) {
+            return Ok(Some(code));
+        }
+        self.spaced_key_code(object)
+    }
+
+    /// [`Reader::next_key_code`] for a member written without spaces: the cursor on `,"`
+    /// (or, before the first member, on `"`), a key of at most 15 plain bytes, then `":`.
+    /// Anything else is `None`, with nothing taken, for [`Reader::spaced_key_code`].
+    #[inline]
+    fn compact_key_code(&mut self, object: &mut Container) -> Option<KeyCode> {
+        let bytes = self.bytes();
+        let quote = if object.started {
+            if bytes.get(self.pos) != Some(&b',') {
+                return None;
+            }
+            self.pos.checked_add(1)?
+        } else {
+            self.pos
+        };
+        if bytes.get(quote) != Some(&b'"') {
+            return None;
+        }
+        let (code, end) = plain_code(bytes, quote.checked_add(1)?)?;
+        if bytes.get(end.checked_add(1)?) != Some(&b':') {
+            return None;
+        }
+        self.pos = end.checked_add(2)?;
+        object.started = true;
+        Some(code)
+    }
+
+    /// [`Reader::next_key_code`], the general way.
+    #[inline(never)]
+    fn spaced_key_code(&mut self, object: &mut Container) -> Step<Option<KeyCode>> {
         if !self.key_due(object)? {
             return Ok(None);
         }
-        let code = self.key_code()?;
+        let code = self.string_code()?;
         self.colon()?;
         Ok(Some(code))
     }
 
-    /// Reads the string at the cursor (which is on its `"`) as a key code. A key of at most 7
-    /// plain bytes, with 8 bytes of text after its `"`, is read from one word; any other key
-    /// is read as a string.
-    fn key_code(&mut self) -> Step<KeyCode> {
-        let start = self.pos.saturating_add(1);
-        if let Some(chunk) = self.bytes().get(start..start.saturating_add(8)) {
-            let word = word(chunk);
-            let length = string_specials(word).trailing_zeros() / 8;
-            if chunk.get(length as usize) == Some(&b'"') {
-                self.pos = start.saturating_add(length as usize).saturating_add(1);
-                return Ok(short_key_code(word, length));
+    /// Reads the string at the cursor (which is on its `"`) as a key code (see [`KeyCode`]),
+    /// as [`Reader::string`] reads it. A string of at most 15 plain bytes, with 8 bytes of text
+    /// after its `"` (16 when it is longer than 7 bytes), is read from one or two words; any
+    /// other is read as a string.
+    pub fn string_code(&mut self) -> Step<KeyCode> {
+        if self.byte_at(self.pos) == Some(b'"') {
+            let start = self.pos.saturating_add(1);
+            if let Some((code, end)) = plain_code(self.bytes(), start) {
+                self.pos = end.saturating_add(1);
+                return Ok(code);
             }
         }
         let key = self.string()?;
@@ -407,7 +476,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Skips a string after checking it.
-    fn skip_string(&mut self) -> Step<()> {
+    pub fn skip_string(&mut self) -> Step<()> {
         self.expect(b'"', "expected a string")?;
         loop {
             self.pos = self.plain_run(self.pos);
@@ -972,6 +1041,72 @@ mod tests {
             assert_eq!(runtime_key_code(key.as_bytes()), key_code(key), "{key:?}");
         }
         assert_ne!(key_code("fifteen_bytes__"), LONG_KEY);
+    }
+
+    /// Keys read by [`Reader::next_key_code`] (the compact way when they can be) against keys
+    /// read only the general way, and against keys read as text and then coded: the same codes,
+    /// stops and errors, member after member, on every prefix of the text.
+    #[test]
+    fn compact_keys_are_read_as_spaced_keys_are() {
+        let keys = [
+            "",
+            "a",
+            "seq",
+            "seven__",
+            "eight___",
+            "surfaceOp",
+            "startsSeries",
+            "fifteen_bytes__",
+            "sixteen_bytes___",
+            "a much longer key than that",
+            "s\\u0065q",
+            "surface\\u004fp",
+            "\\\"",
+            "é",
+            "😀x",
+            "tab\there",
+            "ctl\u{1}",
+            "bad\\x",
+        ];
+        let read = |text: &str, way: u8| {
+            let mut reader = Reader::new(text);
+            let mut steps = Vec::new();
+            let Ok(mut object) = reader.begin_object() else {
+                return steps;
+            };
+            loop {
+                let code = match way {
+                    0 => reader.next_key_code(&mut object),
+                    1 => reader.spaced_key_code(&mut object),
+                    _ => reader
+                        .next_key(&mut object)
+                        .map(|key| key.map(|key| key_code(&key))),
+                };
+                let done = !matches!(code, Ok(Some(_)));
+                steps.push((code, reader.pos, object.started, reader.error().clone()));
+                if done || reader.skip_value().is_err() {
+                    return steps;
+                }
+            }
+        };
+        for key in keys {
+            for other in ["seq", "fifteen_bytes__", "surfaceOp", "ab"] {
+                for text in [
+                    format!("{{\"{key}\":1,\"{other}\":[2],\"{key}\":{{\"{other}\":3}}}}   "),
+                    format!("{{\"{other}\":1,\"{key}\":\"x\"}}"),
+                    format!("{{\"{key}\" :1 ,\"{other}\": 2, \"{key}\"}}"),
+                    format!("{{ \"{key}\":1,\"{other}\"x:2}}"),
+                    format!("{{\"{key}\":1,}}"),
+                ] {
+                    for cut in (0..=text.len()).filter(|&cut| text.is_char_boundary(cut)) {
+                        let text = &text[..cut];
+                        let compact = read(text, 0);
+                        assert_eq!(compact, read(text, 1), "{text:?}");
+                        assert_eq!(compact, read(text, 2), "{text:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -20,9 +20,9 @@
 
 use std::borrow::Cow;
 
-use super::{Batch, HeaderJson, RawData, RawEvent, RawObject, RawSurfaceOp, Scalar, TypeTag};
+use super::{Batch, HeaderJson, Kind, RawData, RawEvent, RawObject, RawSurfaceOp, TypeTag};
 use crate::error::Error;
-use crate::event::SessionEvent;
+use crate::event::{HeaderReason, SessionEvent};
 use crate::intern::JsonInterner;
 use crate::json::malformed;
 use crate::json::reader::{Failed, Reader};
@@ -137,58 +137,59 @@ impl<'a> Cursor<'a> {
             7.0 => TypeTag::Other,
             _ => return Err(not_packed()),
         };
-        let seq = Scalar::Number(self.number()?);
-        let time = scalar(self.number()?);
+        let seq = Kind::Number(self.number()?);
+        let time = slot(self.number()?);
         let (op, start, end) = (self.number()?, self.number()?, self.number()?);
         let surface_op = match op {
             0.0 => RawSurfaceOp::Absent,
             1.0 => RawSurfaceOp::Text(Cow::Borrowed("append")),
             2.0 => RawSurfaceOp::Map {
-                op: Scalar::Text(Cow::Borrowed("replace")),
-                start: Scalar::Number(start),
-                end: Scalar::Number(end),
+                op: Kind::Text,
+                replace: true,
+                start: Kind::Number(start),
+                end: Kind::Number(end),
             },
             _ => return Err(not_packed()),
         };
         let mut data = RawData {
-            turn: scalar(self.number()?),
-            step: scalar(self.number()?),
+            turn: slot(self.number()?),
+            step: slot(self.number()?),
             ..RawData::default()
         };
         match kind {
             TypeTag::SystemMessage => data.text = Some(self.text()?.to_owned()),
             TypeTag::RequestHeader => {
                 data.reason = match self.number()? {
-                    1.0 => Scalar::Text(Cow::Borrowed("initial")),
-                    2.0 => Scalar::Text(Cow::Borrowed("resume")),
-                    3.0 => Scalar::Text(Cow::Borrowed("change")),
-                    4.0 => Scalar::Text(Cow::Borrowed("series")),
-                    _ => Scalar::Absent,
+                    1.0 => HeaderReason::Initial,
+                    2.0 => HeaderReason::Resume,
+                    3.0 => HeaderReason::Change,
+                    4.0 => HeaderReason::Series,
+                    _ => HeaderReason::Other,
                 };
-                data.starts_series = Scalar::Bool(self.number()? == 1.0);
+                data.starts_series = self.number()? == 1.0;
                 data.config = self.header_json()?;
                 data.tools = self.header_json()?;
             }
             _ => {}
         }
-        Ok(RawEvent::Object(Box::new(RawObject {
+        Ok(RawEvent::Object(RawObject {
             seq,
             time,
             kind,
             surface_op,
             data,
-        })))
+        }))
     }
 }
 
 /// A `time`, `turn` or `step` slot as the value JSON text would have given.
-fn scalar(value: f64) -> Scalar<'static> {
+fn slot(value: f64) -> Kind {
     if value.is_finite() {
-        Scalar::Number(value)
+        Kind::Number(value)
     } else if value.is_nan() {
-        Scalar::Null
+        Kind::Null
     } else {
-        Scalar::Absent
+        Kind::Absent
     }
 }
 
