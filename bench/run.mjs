@@ -37,6 +37,8 @@ const GROW_FACTOR = 7; // wasm memory grown to this times the JSON size before r
 const PF_TIMEOUT_MS = 120_000; // the repeated promptfold runs
 const RUNS = quick ? 3 : 5;
 const NATIVE_RUNS = 3;
+// Whole load-then-prepend sequences, each in a fresh process; every row is their median.
+const PREPEND_RUNS = 3;
 // A baseline whose first fold takes longer than this gets 3 runs instead of RUNS.
 const SLOW_MS = 2_000;
 
@@ -54,6 +56,23 @@ function median(values) {
 
 // Runs `bench/measure.mjs TASK WORKLOAD [ARG]` in a fresh process. Returns the parsed result,
 // or { failed: 'oom' | 'timeout' | 'error', ... } with how far it got.
+// The prepend sequences as one: the first that did not finish if any did not, else every
+// step's median time over the sequences (`runs` keeps each sequence's times).
+function medianSequence(sequences) {
+  const failed = sequences.find((sequence) => !ok(sequence));
+  if (failed) return failed;
+  const [first] = sequences;
+  return {
+    ...first,
+    sequences: sequences.length,
+    first: { ...first.first, ms: median(sequences.map((sequence) => sequence.first.ms)), runs: sequences.map((sequence) => sequence.first.ms) },
+    steps: first.steps.map((step, i) => {
+      const runs = sequences.map((sequence) => sequence.steps[i].ms);
+      return { ...step, ms: median(runs), runs };
+    }),
+  };
+}
+
 function measure(task, workload, arg, { heapMb, timeoutMs }) {
   const args = ['--expose-gc'];
   if (heapMb) args.push(`--max-old-space-size=${heapMb}`);
@@ -301,8 +320,8 @@ function main() {
     r.pfColdObjects = measure('pf-cold-objects', w.name, undefined, { timeoutMs: cap(r.pfWarm.objects) });
     r.pfColdText = measure('pf-cold-text', w.name, undefined, { timeoutMs: cap(r.pfWarm.text) });
   }
-  log('promptfold: prepending pages into the typical-100k window');
-  const prepend = measure('pf-prepend', 'typical-100k', 1.5 * GROW_FACTOR * manifest.workloads['typical-100k'].bytes, { timeoutMs: PF_TIMEOUT_MS });
+  log(`promptfold: prepending pages into the typical-100k window (${PREPEND_RUNS} sequences)`);
+  const prepend = medianSequence(Array.from({ length: PREPEND_RUNS }, () => measure('pf-prepend', 'typical-100k', 1.5 * GROW_FACTOR * manifest.workloads['typical-100k'].bytes, { timeoutMs: PF_TIMEOUT_MS })));
   log('native benchmark (cargo bench --bench fold)');
   const native = nativeBench(WORKLOADS.map((w) => w.name));
 
@@ -493,11 +512,11 @@ function report(raw) {
   if (!ok(p)) {
     L.push(`The prepend measurement did not finish: ${failedText(p)}.`);
   } else {
-    L.push(`\`typical-100k\`, JS objects in, with the wasm memory grown first: \`load\` of the newest ${fmtInt(p.first.loaded)} events (${fmtMs(p.first.ms)}), then \`prepend\` of older pages (\`hasMore\` true until the last) until all ${fmtInt(p.length)} events are loaded. Until the page that holds the start of the session comes in, the window's prompt is withheld (compactions chain back to it), so those prepends change no card; the last one reveals every card at once, which the change report then carries. A prepend that cost what it loads would take the same time for the same page size at any window size.`);
+    L.push(`\`typical-100k\`, JS objects in, with the wasm memory grown first, ${p.sequences} sequences each in a fresh process (every figure is their median; the range is in brackets): \`load\` of the newest ${fmtInt(p.first.loaded)} events (${fmtMs(p.first.ms)}), then \`prepend\` of older pages (\`hasMore\` true until the last) until all ${fmtInt(p.length)} events are loaded. Until the page that holds the start of the session comes in, the window's prompt is withheld (compactions chain back to it), so those prepends change no card; the last one reveals every card at once, which the change report then carries. A prepend that cost what it loads would take the same time for the same page size at any window size.`);
     L.push('');
-    L.push('| window before | page | `prepend` | per event of the page | cards in the change report |');
+    L.push('| window before | page | `prepend`, median [range] | per event of the page | cards in the change report |');
     L.push('| ---: | ---: | ---: | ---: | ---: |');
-    for (const st of p.steps) L.push(`| ${fmtInt(st.window)} | ${fmtInt(st.loaded)} | ${fmtMs(st.ms)} | ${fmtNs((st.ms * 1e6) / st.loaded)} | ${fmtInt(st.cards)} |`);
+    for (const st of p.steps) L.push(`| ${fmtInt(st.window)} | ${fmtInt(st.loaded)} | ${fmtMs(st.ms)} [${fmtMs(Math.min(...st.runs))} to ${fmtMs(Math.max(...st.runs))}] | ${fmtNs((st.ms * 1e6) / st.loaded)} | ${fmtInt(st.cards)} |`);
   }
   L.push('');
 
