@@ -185,22 +185,18 @@ pub(crate) enum Scalar<'a> {
 impl<'a> Scalar<'a> {
     /// Reads any value; arrays and objects are checked and skipped.
     fn read(reader: &mut Reader<'a>) -> Step<Scalar<'a>> {
-        Ok(match reader.peek() {
-            Some(b'"') => Scalar::Text(reader.string()?),
-            Some(b't' | b'f') => Scalar::Bool(reader.boolean()?),
-            Some(b'n') => {
-                reader.null()?;
-                Scalar::Null
-            }
-            Some(b'[') => {
-                reader.skip_value()?;
-                Scalar::Array
-            }
-            Some(b'{') => {
-                reader.skip_value()?;
-                Scalar::Object
-            }
-            _ => Scalar::Number(reader.number()?),
+        if reader.peek() == Some(b'"') {
+            return Ok(Scalar::Text(reader.string()?));
+        }
+        Ok(match Kind::read(reader)? {
+            Kind::Absent => Scalar::Absent,
+            Kind::Null => Scalar::Null,
+            Kind::Bool(value) => Scalar::Bool(value),
+            Kind::Number(value) => Scalar::Number(value),
+            // Not reached: a string is read above, with its text.
+            Kind::Text => Scalar::Text(Cow::Borrowed("")),
+            Kind::Array => Scalar::Array,
+            Kind::Object => Scalar::Object,
         })
     }
 

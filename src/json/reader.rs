@@ -987,29 +987,35 @@ mod tests {
 
     /// Keys read as codes (two words at a time when they can be) against keys read as strings
     /// and then coded: the same codes, the same errors, the same stops.
+    /// Keys for the key-reading tests: short and long, escaped, damaged.
+    const TEST_KEYS: [&str; 22] = [
+        "",
+        "a",
+        "seq",
+        "type",
+        "surfaceOp",
+        "startsSeries",
+        "fifteen_bytes__",
+        "sixteen_bytes___",
+        "a much longer key than that",
+        "s\\u0065q",
+        "\\\"",
+        "é",
+        "😀x",
+        "tab\there",
+        "bad\\x",
+        "ctl\u{1}",
+        "\\ud800",
+        "\\u00",
+        "sixteen_bytes__\\n",
+        "seven__",
+        "eight___",
+        "surface\\u004fp",
+    ];
+
     #[test]
     fn key_codes_are_the_codes_of_the_keys_read() {
-        let keys = [
-            "",
-            "a",
-            "seq",
-            "type",
-            "surfaceOp",
-            "startsSeries",
-            "fifteen_bytes__",
-            "sixteen_bytes___",
-            "a much longer key than that",
-            "s\\u0065q",
-            "\\\"",
-            "é",
-            "😀x",
-            "tab\there",
-            "bad\\x",
-            "ctl\u{1}",
-            "\\ud800",
-            "\\u00",
-            "sixteen_bytes__\\n",
-        ];
+        let keys = TEST_KEYS;
         for key in keys {
             for padding in [0, 1, 7, 15, 16, 17, 40] {
                 for after in ["", ":", " : 1}", ":1", "\"", " x"] {
@@ -1048,26 +1054,7 @@ mod tests {
     /// stops and errors, member after member, on every prefix of the text.
     #[test]
     fn compact_keys_are_read_as_spaced_keys_are() {
-        let keys = [
-            "",
-            "a",
-            "seq",
-            "seven__",
-            "eight___",
-            "surfaceOp",
-            "startsSeries",
-            "fifteen_bytes__",
-            "sixteen_bytes___",
-            "a much longer key than that",
-            "s\\u0065q",
-            "surface\\u004fp",
-            "\\\"",
-            "é",
-            "😀x",
-            "tab\there",
-            "ctl\u{1}",
-            "bad\\x",
-        ];
+        let keys = TEST_KEYS;
         let read = |text: &str, way: u8| {
             let mut reader = Reader::new(text);
             let mut steps = Vec::new();
