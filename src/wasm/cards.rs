@@ -2,89 +2,21 @@
 //! and header of the window; made member by member through the serializer, each costs a dozen
 //! calls across the boundary (a string for its key, its source and its title among them), more
 //! than the rest of a prune-heavy load. Here every card crosses as eight numbers, its text as an
-//! index into a table of shared values (see `wasm::outgoing`), and JS builds the objects.
+//! index into a table of shared values, and JS builds the objects (see `wasm::outgoing`).
 
-use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsValue;
 
 use crate::chat::{CardKey, CardSource, ChatCard, TitleKey};
 use crate::shared::cache;
 use crate::views::{ConversationChange, Views};
 
-use super::outgoing::Outgoing;
-use super::trajectory::trajectory_to_js;
+use super::outgoing::{length, make_change, make_views, Outgoing};
+use super::trajectory::pack_trajectory;
 
 /// How many numbers a card takes.
 const CARD_SLOTS: usize = 8;
 
-#[wasm_bindgen(inline_js = r#"
-const SOURCES = ["request", "system"];
-const TITLES = ["message.systemPrompt", "message.systemPromptUpdate"];
-const CARD_SLOTS = 8;
-
-// `count` cards from `numbers` (CARD_SLOTS each, from slot `at`); -1 stands for none.
-function cards(numbers, at, count, values) {
-  const made = new Array(count);
-  for (let i = 0; i < count; i++, at += CARD_SLOTS) {
-    const source = SOURCES[numbers[at]], seq = numbers[at + 1];
-    const turn = numbers[at + 6], step = numbers[at + 7];
-    made[i] = {
-      key: source + ":" + seq,
-      source,
-      seq,
-      anchorSeq: numbers[at + 2],
-      text: values[numbers[at + 3]],
-      update: numbers[at + 4] === 1,
-      titleKey: TITLES[numbers[at + 5]],
-      turn: turn < 0 ? undefined : turn,
-      step: step < 0 ? undefined : step,
-    };
-  }
-  return made;
-}
-
-// A ConversationChange: `added` then `changed` cards, then `removed` keys as (source, seq)
-// pairs.
-export function promptfoldChange(numbers, values, added, changed, removed, trajectoryChanged) {
-  const keys = new Array(removed);
-  for (let i = 0, at = (added + changed) * CARD_SLOTS; i < removed; i++, at += 2) {
-    keys[i] = SOURCES[numbers[at]] + ":" + numbers[at + 1];
-  }
-  return {
-    chat: {
-      added: cards(numbers, 0, added, values),
-      changed: cards(numbers, added * CARD_SLOTS, changed, values),
-      removed: keys,
-    },
-    trajectoryChanged,
-  };
-}
-
-// Views: `count` chat cards, and the trajectory (see wasm::trajectory).
-export function promptfoldViews(numbers, values, count, trajectory) {
-  return { chat: cards(numbers, 0, count, values), trajectory };
-}
-"#)]
-extern "C" {
-    #[wasm_bindgen(js_name = promptfoldChange)]
-    fn make_change(
-        numbers: &[f64],
-        values: &js_sys::Array,
-        added: u32,
-        changed: u32,
-        removed: u32,
-        trajectory_changed: bool,
-    ) -> JsValue;
-
-    #[wasm_bindgen(js_name = promptfoldViews)]
-    fn make_views(
-        numbers: &[f64],
-        values: &js_sys::Array,
-        count: u32,
-        trajectory: JsValue,
-    ) -> JsValue;
-}
-
-/// Appends a card: eight numbers (see `cards` in the JS above), its text by table index.
+/// Appends a card: eight numbers, its text by table index.
 fn pack_card(card: &ChatCard, out: &mut Outgoing) {
     let text = out.text(&card.text);
     out.extend([
@@ -135,32 +67,30 @@ pub(crate) fn change_to_js(change: &ConversationChange) -> JsValue {
     make_change(
         &out.numbers,
         &out.values,
-        count(chat.added.len()),
-        count(chat.changed.len()),
-        count(chat.removed.len()),
+        length(chat.added.len()),
+        length(chat.changed.len()),
+        length(chat.removed.len()),
         change.trajectory_changed,
     )
 }
 
-/// Converts views to the plain JS object the serializer would make: the chat cards built as in
-/// [`change_to_js`], the trajectory by `wasm::trajectory`, sharing the prompt texts.
+/// Converts views to the plain JS object the serializer would make: the chat cards as in
+/// [`change_to_js`], then the trajectory (`wasm::trajectory`), sharing the prompt texts.
 pub(crate) fn views_to_js(views: &Views) -> JsValue {
     cache::sharing(|| {
         let mut out = Outgoing::with_capacity(views.chat.len().saturating_mul(CARD_SLOTS));
         for card in &views.chat {
             pack_card(card, &mut out);
         }
-        let trajectory = trajectory_to_js(&views.trajectory, &mut out);
+        let trajectory = &views.trajectory;
+        pack_trajectory(trajectory, &mut out);
         make_views(
             &out.numbers,
             &out.values,
-            count(views.chat.len()),
-            trajectory,
+            length(views.chat.len()),
+            length(trajectory.headers.len()),
+            length(trajectory.requests.len()),
+            length(trajectory.system_prompts.len()),
         )
     })
-}
-
-/// A length as the JS side takes it (lengths in wasm32 fit in `u32`).
-pub(super) fn count(items: usize) -> u32 {
-    u32::try_from(items).unwrap_or(u32::MAX)
 }

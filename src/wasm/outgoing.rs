@@ -1,14 +1,138 @@
 //! Results that cross to JS as numbers plus a table of JS values, for JS to build the objects
-//! from (see `wasm::cards` and `wasm::trajectory`). Made member by member through the
+//! from (`wasm::cards` and `wasm::trajectory` pack them). Made member by member through the
 //! serializer, every object costs a dozen calls across the boundary; a number costs a store.
 
 use std::rc::Rc;
 
-use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::*;
 
 use crate::event::safe_integer;
 use crate::json::JsonValue;
 use crate::shared::cache;
+
+#[wasm_bindgen(inline_js = r#"
+const SOURCES = ["request", "system"];
+const TITLES = ["message.systemPrompt", "message.systemPromptUpdate"];
+const KINDS = ["initial", "system", "tools", "system-and-tools"];
+
+// Reads records in the order Rust packed them; `values` is the table of shared values.
+class Records {
+  constructor(numbers, values) {
+    this.numbers = numbers;
+    this.values = values;
+    this.at = 0;
+  }
+  next() {
+    return this.numbers[this.at++];
+  }
+  value() {
+    return this.values[this.numbers[this.at++]];
+  }
+  // A turn or step: -1 for none.
+  optional() {
+    const value = this.numbers[this.at++];
+    return value < 0 ? undefined : value;
+  }
+  list(count, read) {
+    const items = new Array(count);
+    for (let i = 0; i < count; i++) items[i] = read.call(this);
+    return items;
+  }
+  key() {
+    return SOURCES[this.next()] + ":" + this.next();
+  }
+  card() {
+    const source = SOURCES[this.next()], seq = this.next(), anchorSeq = this.next(), text = this.value();
+    const update = this.next() === 1, titleKey = TITLES[this.next()];
+    const turn = this.optional(), step = this.optional();
+    return { key: source + ":" + seq, source, seq, anchorSeq, text, update, titleKey, turn, step };
+  }
+  snapshot() {
+    const config = this.next(), system = this.value(), tools = this.value();
+    return config < 0 ? { system, tools } : { config: this.values[config], system, tools };
+  }
+  // A change after its presence flag.
+  change() {
+    if (this.next() === 0) return undefined;
+    const seq = this.next(), time = this.next(), kind = KINDS[this.next()];
+    if (this.next() === 0) return { seq, time, kind };
+    return { seq, time, kind, previous: this.snapshot() };
+  }
+  header() {
+    const source = SOURCES[this.next()], seq = this.next(), time = this.next();
+    const prompt = this.snapshot(), change = this.change();
+    const turn = this.optional(), step = this.optional();
+    const key = source + ":" + seq;
+    if (change === undefined) return { key, source, seq, time, prompt, turn, step };
+    return { key, source, seq, time, prompt, change, turn, step };
+  }
+  request() {
+    const request = { startSeq: this.next(), turn: this.optional(), step: this.optional() };
+    if (this.next() === 1) request.prompt = this.snapshot();
+    const config = this.next();
+    if (config >= 0) request.requestConfig = this.values[config];
+    const change = this.change();
+    if (change !== undefined) request.promptChange = change;
+    return request;
+  }
+  node() {
+    const seq = this.next(), time = this.next(), turn = this.next(), step = this.next();
+    return { seq, time, turn, step, text: this.value(), update: this.next() === 1 };
+  }
+}
+
+// A ConversationChange: `added` then `changed` cards, then `removed` keys.
+export function promptfoldChange(numbers, values, added, changed, removed, trajectoryChanged) {
+  const records = new Records(numbers, values);
+  const chat = {
+    added: records.list(added, records.card),
+    changed: records.list(changed, records.card),
+    removed: records.list(removed, records.key),
+  };
+  return { chat, trajectoryChanged };
+}
+
+// Views: `cards` chat cards, then the trajectory's `headers` header facts, `requests` requests
+// and `prompts` system prompt nodes.
+export function promptfoldViews(numbers, values, cards, headers, requests, prompts) {
+  const records = new Records(numbers, values);
+  const chat = records.list(cards, records.card);
+  const trajectory = {
+    headers: records.list(headers, records.header),
+    requests: records.list(requests, records.request),
+    systemPrompts: records.list(prompts, records.node),
+  };
+  return { chat, trajectory };
+}
+"#)]
+extern "C" {
+    /// Builds a `ConversationChange` from its packed cards and removed keys.
+    #[wasm_bindgen(js_name = promptfoldChange)]
+    pub(super) fn make_change(
+        numbers: &[f64],
+        values: &js_sys::Array,
+        added: u32,
+        changed: u32,
+        removed: u32,
+        trajectory_changed: bool,
+    ) -> JsValue;
+
+    /// Builds `Views` from its packed cards and trajectory.
+    #[wasm_bindgen(js_name = promptfoldViews)]
+    pub(super) fn make_views(
+        numbers: &[f64],
+        values: &js_sys::Array,
+        cards: u32,
+        headers: u32,
+        requests: u32,
+        prompts: u32,
+    ) -> JsValue;
+}
+
+/// A length as the JS side takes it (lengths in wasm32 fit in `u32`).
+pub(super) fn length(items: usize) -> u32 {
+    u32::try_from(items).unwrap_or(u32::MAX)
+}
 
 /// How many recently used shared values [`Outgoing`] remembers the table index of.
 const RECENT: usize = 16;
