@@ -33,9 +33,11 @@ const NOT_A_NUMBER = Infinity;
 const AS_JSON = Symbol("as JSON");
 
 // Whether JSON.stringify(a) === JSON.stringify(b) is certain without writing either: the same
-// plain data, keys in the same order. "No" is always safe (the value is then sent in full).
+// plain data, keys in the same order. "No" is always safe (the value is then sent in full). A
+// "yes" also means every object and array of `a` was checked to be plain data, so that `a` can be
+// the trusted side of the next comparison (samePlain).
 function sameJson(a, b, depth) {
-  if (a === b) return typeof a !== "object" || a === null || typeof a.toJSON !== "function";
+  if (a === b && (typeof a !== "object" || a === null)) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   if (depth > MAX_COMPARE_DEPTH) return false;
   const arrays = isPlainArray(a);
@@ -52,6 +54,41 @@ function sameJson(a, b, depth) {
     if (key !== other[i] || !sameJson(a[key], b[key], depth + 1)) return false;
   }
   return true;
+}
+
+// sameJson for a `b` already checked to be plain data (by an earlier "yes"): only `a` is
+// checked, and a part of `a` that is a part of `b` is plain too.
+function samePlain(a, b, depth) {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  return samePlainContainer(a, b, depth);
+}
+
+function samePlainContainer(a, b, depth) {
+  if (depth > MAX_COMPARE_DEPTH) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || Object.getPrototypeOf(a) !== Array.prototype || typeof a.toJSON === "function") return false;
+    const length = a.length;
+    if (length !== b.length) return false;
+    for (let i = 0; i < length; i++) {
+      const x = a[i], y = b[i];
+      if (x !== y && (typeof x !== "object" || typeof y !== "object" || x === null || y === null
+        || !samePlainContainer(x, y, depth + 1))) return false;
+    }
+    return true;
+  }
+  if (Array.isArray(b) || !isPlainRecord(a)) return false;
+  // for...in also walks inherited enumerable members, which `b` (own keys) then lacks.
+  const keys = Object.keys(b);
+  let i = 0;
+  for (const key in a) {
+    if (key !== keys[i]) return false;
+    const x = a[key], y = b[key];
+    if (x !== y && (typeof x !== "object" || typeof y !== "object" || x === null || y === null
+      || !samePlainContainer(x, y, depth + 1))) return false;
+    i++;
+  }
+  return i === keys.length;
 }
 
 // An object JSON writes as its own members: not an array, a boxed value, a class instance or
@@ -84,17 +121,25 @@ function numberSlot(value) {
   throw AS_JSON;
 }
 
+// The config or tools of the previous header: whether it was sent (in full or as a marker),
+// whether it is known to be plain data, and its value.
+class Previous {
+  constructor() {
+    this.present = false;
+    this.plain = false;
+    this.value = undefined;
+  }
+}
+
 class Packer {
   constructor(events) {
     this.numbers = new Float64Array(events * 8 + 64);
     this.count = 0;
     this.bytes = new Uint8Array(1 << 16);
     this.length = 0;
-    // Whether the previous header in the batch had config (tools), and its value.
-    this.hasConfig = false;
-    this.config = undefined;
-    this.hasTools = false;
-    this.tools = undefined;
+    // The config and tools of the previous header in the batch.
+    this.config = new Previous();
+    this.tools = new Previous();
   }
 
   // Makes room for `slots` more numbers.
@@ -128,20 +173,18 @@ class Packer {
     this.push(this.write(text));
   }
 
-  // A header's config or tools: absent, the previous header's, or its JSON text. Returns
-  // whether it is present.
-  json(value, hasPrevious, previous) {
-    if (!isOmitted(value) && hasPrevious && sameJson(value, previous, 0)) {
-      this.push(-2);
-      return true;
-    }
-    const text = isOmitted(value) ? undefined : JSON.stringify(value);
-    if (text === undefined) {
-      this.push(-1);
-      return false;
-    }
-    this.text(text);
-    return true;
+  // A header's config or tools: absent, the previous header's, or its JSON text. It becomes
+  // `previous`.
+  json(value, previous) {
+    const same = !isOmitted(value) && previous.present
+      && (previous.plain ? samePlain(value, previous.value, 0) : sameJson(value, previous.value, 0));
+    const text = same || isOmitted(value) ? undefined : JSON.stringify(value);
+    if (same) this.push(-2);
+    else if (text === undefined) this.push(-1);
+    else this.text(text);
+    previous.present = same || text !== undefined;
+    previous.plain = same;
+    previous.value = value;
   }
 
   event(event) {
@@ -153,7 +196,7 @@ class Packer {
       this.count = count;
       this.length = length;
       // The Rust side reads this one as JSON: the next header sends its config and tools.
-      this.hasConfig = this.hasTools = false;
+      this.config.present = this.tools.present = false;
       this.push(0);
       this.text(JSON.stringify(slimEvent(event)) ?? "null");
     }
@@ -235,10 +278,8 @@ class Packer {
     else if (!isSimple(header)) throw AS_JSON;
     this.push(reason);
     this.push(startsSeries ? 1 : 0);
-    this.hasConfig = this.json(config, this.hasConfig, this.config);
-    this.config = config;
-    this.hasTools = this.json(tools, this.hasTools, this.tools);
-    this.tools = tools;
+    this.json(config, this.config);
+    this.json(tools, this.tools);
   }
 }
 

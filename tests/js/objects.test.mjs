@@ -248,3 +248,27 @@ test("an enumerable member on Object.prototype does not make different tools the
   }
   assert.equal(fromObjects, outcome((c) => c.loadJson(text, false)));
 });
+
+// Tools that matched the previous header's are known to be plain data, and the next header's are
+// checked against them on one side only (samePlain in src/wasm/batch.rs). Tools that share a part
+// with the previous ones, a part that is not plain data, must not become such a trusted side:
+// `[shared]` after `[shared]` is the same JSON, but `[{ v: {} }]` after it is not.
+test("tools that share non-plain parts are never trusted as plain data", () => {
+  const shared = { v: new Number(1) };
+  const plain = { name: "p", v: [1, { w: 2 }] };
+  const lists = [
+    () => [shared], () => [{ v: {} }], () => [{ v: 1 }], () => [plain], () => [{ name: "p", v: [1, { w: 2 }] }],
+    () => [{ v: {} }, plain], () => [shared, plain], () => [{ v: new Number(1) }], () => [{ name: "p", v: [1, {}] }],
+    () => [Object.assign(Object.create(null), { v: {} })], () => [[]], () => [{}],
+  ];
+  const header = (seq, tools) => ({ seq, time: seq, type: "request/header", data: { reason: "change", header: { tools } } });
+  let changes = 0;
+  for (let seed = 1; seed <= 300; seed++) {
+    const next = random(seed);
+    const events = Array.from({ length: 12 }, (_, i) => header(i + 1, lists[Math.floor(next() * lists.length)]()));
+    const fromObjects = outcome((c) => c.load(events, false));
+    assert.equal(fromObjects, outcome((c) => c.loadJson(JSON.stringify(events), false)), `seed ${seed}`);
+    changes += (fromObjects.match(/"tools":/g) ?? []).length;
+  }
+  assert.ok(changes > 1000, `only ${changes} tool lists shown`);
+});
