@@ -1,7 +1,6 @@
 //! Collapsed system-prompt cards of the chat transcript (SPEC section 5), built incrementally
 //! as events arrive in seq order.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use serde::Serialize;
@@ -10,6 +9,7 @@ use crate::analysis::Census;
 use crate::event::{EventKind, HeaderReason, Seq};
 use crate::location::Location;
 use crate::observe::Observed;
+use crate::pair_hash::StepMap;
 use crate::request::{ChangeKind, RequestPromptInspection};
 
 /// Which kind of event owns a card. Ordered as cards with the same anchor are (D3).
@@ -187,7 +187,7 @@ impl StepSlot {
     }
 }
 
-type Steps = HashMap<(u64, u64), StepSlot>;
+type Steps = StepMap<StepSlot>;
 
 /// What the cards know of step `key` (looked up in one place: a smaller wasm module).
 #[inline(never)]

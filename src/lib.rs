@@ -60,6 +60,7 @@ mod jsjson;
 mod json;
 mod location;
 mod observe;
+mod pair_hash;
 mod parse;
 mod plain;
 mod request;

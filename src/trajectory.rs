@@ -1,7 +1,6 @@
 //! Trajectory facts (SPEC section 6): real and synthetic request headers, known system prompts,
 //! and one request per loaded step, built incrementally as events arrive in seq order.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use serde::Serialize;
@@ -13,6 +12,7 @@ use crate::fold::SystemPromptNode;
 use crate::jsjson::serialize_js_number;
 use crate::location::Location;
 use crate::observe::Observed;
+use crate::pair_hash::StepMap;
 use crate::request::{inspect_header, ChangeKind, PromptChange, PromptSnapshot};
 
 /// A request header of the trajectory: a real `request/header`, or a synthetic one folded from
@@ -333,8 +333,8 @@ impl TrajectoryBuilder {
     }
 
     /// The latest fact located in each step, and the latest of its facts with a change.
-    fn step_entries(&self) -> HashMap<(u64, u64), StepEntry> {
-        let mut entries: HashMap<(u64, u64), StepEntry> = HashMap::new();
+    fn step_entries(&self) -> StepMap<StepEntry> {
+        let mut entries: StepMap<StepEntry> = StepMap::default();
         for (index, fact) in self.headers.iter().enumerate() {
             let Some(key) = fact.location.step_key() else {
                 continue;
