@@ -33,9 +33,7 @@ const NOT_A_NUMBER = Infinity;
 const AS_JSON = Symbol("as JSON");
 
 // Whether JSON.stringify(a) === JSON.stringify(b) is certain without writing either: the same
-// plain data, keys in the same order. "No" is always safe (the value is then sent in full). A
-// "yes" also means every object and array of `a` was checked to be plain data, so that `a` can be
-// the trusted side of the next comparison (samePlain).
+// plain data, keys in the same order. "No" is always safe (the value is then sent in full).
 function sameJson(a, b, depth) {
   if (a === b && (typeof a !== "object" || a === null)) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
@@ -54,41 +52,6 @@ function sameJson(a, b, depth) {
     if (key !== other[i] || !sameJson(a[key], b[key], depth + 1)) return false;
   }
   return true;
-}
-
-// sameJson for a `b` already checked to be plain data (by an earlier "yes"): only `a` is
-// checked, and a part of `a` that is a part of `b` is plain too.
-function samePlain(a, b, depth) {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  return samePlainContainer(a, b, depth);
-}
-
-function samePlainContainer(a, b, depth) {
-  if (depth > MAX_COMPARE_DEPTH) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || Object.getPrototypeOf(a) !== Array.prototype || typeof a.toJSON === "function") return false;
-    const length = a.length;
-    if (length !== b.length) return false;
-    for (let i = 0; i < length; i++) {
-      const x = a[i], y = b[i];
-      if (x !== y && (typeof x !== "object" || typeof y !== "object" || x === null || y === null
-        || !samePlainContainer(x, y, depth + 1))) return false;
-    }
-    return true;
-  }
-  if (Array.isArray(b) || !isPlainRecord(a)) return false;
-  // for...in also walks inherited enumerable members, which `b` (own keys) then lacks.
-  const keys = Object.keys(b);
-  let i = 0;
-  for (const key in a) {
-    if (key !== keys[i]) return false;
-    const x = a[key], y = b[key];
-    if (x !== y && (typeof x !== "object" || typeof y !== "object" || x === null || y === null
-      || !samePlainContainer(x, y, depth + 1))) return false;
-    i++;
-  }
-  return i === keys.length;
 }
 
 // An object JSON writes as its own members: not an array, a boxed value, a class instance or
@@ -121,14 +84,97 @@ function numberSlot(value) {
   throw AS_JSON;
 }
 
-// The config or tools of the previous header: whether it was sent (in full or as a marker),
-// whether it is known to be plain data, and its value.
+// Markers of the token list of a JSON value (see Previous).
+const OPEN_OBJECT = {}, OPEN_ARRAY = {}, CLOSE = {};
+
+// Whether for...in over a plain object walks its own members only, as JSON does.
+function nothingInherited() {
+  for (const key in Object.prototype) return false;
+  return true;
+}
+
+// The config or tools of the previous header: whether it was sent (in full or as a marker), its
+// value, and when that value is plain data, its JSON as a list of tokens: the markers above,
+// keys and leaf values, in JSON order. The next header's value is then compared with the tokens,
+// walking that value only.
 class Previous {
   constructor() {
     this.present = false;
-    this.plain = false;
     this.value = undefined;
+    this.flat = false;
+    this.tokens = [];
   }
+
+  // Whether JSON.stringify(value) is certainly the previous value's JSON.
+  same(value) {
+    if (!this.flat || !nothingInherited()) return sameJson(value, this.value, 0);
+    return matchTokens(value, this.tokens, 0, 0) === this.tokens.length;
+  }
+
+  // Takes `value` as the previous value: `sent` tells whether it was sent, `same` whether as a
+  // marker.
+  take(value, sent, same) {
+    this.present = sent;
+    this.value = value;
+    if (same && this.flat) return;
+    this.tokens.length = 0;
+    this.flat = sent && nothingInherited() && flatten(value, this.tokens, 0);
+  }
+}
+
+// Appends the tokens of `value` to `tokens`; false when it is not plain data.
+function flatten(value, tokens, depth) {
+  if (typeof value !== "object" || value === null) {
+    tokens.push(value);
+    return true;
+  }
+  if (depth > MAX_COMPARE_DEPTH) return false;
+  if (Array.isArray(value)) {
+    if (!isPlainArray(value)) return false;
+    tokens.push(OPEN_ARRAY);
+    for (let i = 0; i < value.length; i++) if (!flatten(value[i], tokens, depth + 1)) return false;
+  } else {
+    if (!isPlainRecord(value)) return false;
+    tokens.push(OPEN_OBJECT);
+    for (const key in value) {
+      tokens.push(key);
+      if (!flatten(value[key], tokens, depth + 1)) return false;
+    }
+  }
+  tokens.push(CLOSE);
+  return true;
+}
+
+// The index after the tokens of `value` when they are those of `tokens` from `at`, else -1.
+// Leaves are compared here rather than in a call: most values are leaves.
+function matchTokens(value, tokens, at, depth) {
+  if (typeof value !== "object" || value === null) return tokens[at] === value ? at + 1 : -1;
+  if (depth > MAX_COMPARE_DEPTH) return -1;
+  if (Array.isArray(value)) {
+    if (!isPlainArray(value) || tokens[at] !== OPEN_ARRAY) return -1;
+    at++;
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      if (typeof item !== "object" || item === null) {
+        if (tokens[at++] !== item) return -1;
+      } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
+        return -1;
+      }
+    }
+  } else {
+    if (!isPlainRecord(value) || tokens[at] !== OPEN_OBJECT) return -1;
+    at++;
+    for (const key in value) {
+      if (tokens[at++] !== key) return -1;
+      const item = value[key];
+      if (typeof item !== "object" || item === null) {
+        if (tokens[at++] !== item) return -1;
+      } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
+        return -1;
+      }
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
 }
 
 class Packer {
@@ -176,15 +222,12 @@ class Packer {
   // A header's config or tools: absent, the previous header's, or its JSON text. It becomes
   // `previous`.
   json(value, previous) {
-    const same = !isOmitted(value) && previous.present
-      && (previous.plain ? samePlain(value, previous.value, 0) : sameJson(value, previous.value, 0));
+    const same = !isOmitted(value) && previous.present && previous.same(value);
     const text = same || isOmitted(value) ? undefined : JSON.stringify(value);
     if (same) this.push(-2);
     else if (text === undefined) this.push(-1);
     else this.text(text);
-    previous.present = same || text !== undefined;
-    previous.plain = same;
-    previous.value = value;
+    previous.take(value, same || text !== undefined, same);
   }
 
   event(event) {

@@ -249,17 +249,21 @@ test("an enumerable member on Object.prototype does not make different tools the
   assert.equal(fromObjects, outcome((c) => c.loadJson(text, false)));
 });
 
-// Tools that matched the previous header's are known to be plain data, and the next header's are
-// checked against them on one side only (samePlain in src/wasm/batch.rs). Tools that share a part
-// with the previous ones, a part that is not plain data, must not become such a trusted side:
-// `[shared]` after `[shared]` is the same JSON, but `[{ v: {} }]` after it is not.
-test("tools that share non-plain parts are never trusted as plain data", () => {
+// The packer keeps the previous header's tools as a list of tokens when they are plain data, and
+// compares the next header's with it (Previous in src/wasm/batch.rs). Tools that share a part
+// that is not plain data with the previous ones must not be taken for plain data: `[shared]`
+// after `[shared]` is the same JSON, but `[{ v: {} }]` after it is not. Near misses of the
+// token lists of one another too.
+test("tools compared by tokens read as their JSON text", () => {
   const shared = { v: new Number(1) };
   const plain = { name: "p", v: [1, { w: 2 }] };
   const lists = [
     () => [shared], () => [{ v: {} }], () => [{ v: 1 }], () => [plain], () => [{ name: "p", v: [1, { w: 2 }] }],
     () => [{ v: {} }, plain], () => [shared, plain], () => [{ v: new Number(1) }], () => [{ name: "p", v: [1, {}] }],
     () => [Object.assign(Object.create(null), { v: {} })], () => [[]], () => [{}],
+    // Near misses of one another's tokens: a part closed earlier or later, keys as values.
+    () => [{ a: { b: 1, c: "c" } }], () => [{ a: { b: 1 }, c: "c" }], () => [{ a: { b: 1 } }, "c", "c"],
+    () => [{ a: [1, "c"] }], () => [{ a: { 1: "c" } }], () => [{ a: {} }, { b: 1 }], () => [{ a: { b: 1 } }, { c: "c" }],
   ];
   const header = (seq, tools) => ({ seq, time: seq, type: "request/header", data: { reason: "change", header: { tools } } });
   let changes = 0;
@@ -271,4 +275,29 @@ test("tools that share non-plain parts are never trusted as plain data", () => {
     changes += (fromObjects.match(/"tools":/g) ?? []).length;
   }
   assert.ok(changes > 1000, `only ${changes} tool lists shown`);
+});
+
+// The same, when Object.prototype gets the member in the middle of a batch (a getter of an event
+// adds it), after the previous header's tools were taken apart.
+test("an enumerable member added to Object.prototype during a batch does not make different tools the same", () => {
+  const header = (seq, tools) => ({ seq, time: seq, type: "request/header", data: { reason: "change", header: { tools } } });
+  const polluting = {
+    seq: 2,
+    time: 2,
+    type: "request/header",
+    get data() {
+      Object.defineProperty(Object.prototype, "z", { value: 1, enumerable: true, configurable: true, writable: true });
+      return { reason: "change", header: { tools: [{ name: "a" }] } };
+    },
+  };
+  const events = [header(1, [{ name: "a", z: 1 }]), polluting, header(3, [{ name: "a", z: 1 }])];
+  const text = JSON.stringify(events);
+  delete Object.prototype.z;
+  let fromObjects;
+  try {
+    fromObjects = outcome((c) => c.load(events, false));
+  } finally {
+    delete Object.prototype.z;
+  }
+  assert.equal(fromObjects, outcome((c) => c.loadJson(text, false)));
 });
