@@ -150,10 +150,15 @@ impl Batch {
         }
     }
 
+    /// The events read, without spare capacity (the window keeps them), or the first error.
     fn finish(self) -> Result<Vec<SessionEvent>, Error> {
         match self.first_error {
             Some(error) => Err(error),
-            None => Ok(self.events),
+            None => {
+                let mut events = self.events;
+                events.shrink_to_fit();
+                Ok(events)
+            }
         }
     }
 }

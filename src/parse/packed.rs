@@ -48,6 +48,8 @@ pub(crate) fn read_packed(
         text: batch.text,
     };
     let mut events = Batch::default();
+    // Every record takes at least eight numbers.
+    events.events.reserve(batch.numbers.len() / 8);
     // Records after the first invalid event are still read: JSON nested too deeply anywhere is
     // the error that wins, as malformed text is in a JSON batch.
     while let Some(tag) = cursor.numbers.next() {
