@@ -11,7 +11,7 @@ use crate::event::{
     safe_integer, EventKind, HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, TurnField,
 };
 use crate::intern::JsonInterner;
-use crate::json::reader::{key_code, Failed, KeyCode, Reader, Step};
+use crate::json::reader::{key_code, Failed, KeyCode, Reader, Step, SLOTS};
 use crate::json::{malformed, JsonValue};
 
 // Only the wasm build receives packed batches; native builds test the reader.
@@ -106,7 +106,7 @@ fn read_array(reader: &mut Reader<'_>, interner: &mut JsonInterner) -> Step<Batc
 
 fn parse_json_lines(text: &str, interner: &mut JsonInterner) -> Result<Vec<SessionEvent>, Error> {
     let mut batch = Batch::default();
-    let mut remembered = None;
+    let mut remembered = [None; SLOTS];
     for (line_index, line) in text.lines().enumerate() {
         let mut reader = Reader::resume(line, 0, 0, remembered);
         if reader.peek().is_none() {
@@ -412,6 +412,11 @@ impl<'a> RawSurfaceOp<'a> {
     }
 }
 
+/// The [`Reader::raw_value_repeating`] slots of a header's `config` and `tools`: consecutive
+/// headers mostly repeat both.
+const CONFIG_SLOT: usize = 0;
+const TOOLS_SLOT: usize = 1;
+
 /// Which parts of `data` are worth reading, decided by the event type when it came first.
 #[derive(Clone, Copy)]
 struct DataWants {
@@ -581,8 +586,8 @@ fn read_header_fields<'a>(reader: &mut Reader<'a>) -> Step<(HeaderJson<'a>, Head
     let mut object = reader.begin_object()?;
     while let Some(key) = reader.next_key_code(&mut object)? {
         match key {
-            keys::CONFIG => config = HeaderJson::Text(reader.raw_value()?),
-            keys::TOOLS => tools = HeaderJson::Text(reader.raw_value_repeating()?),
+            keys::CONFIG => config = HeaderJson::Text(reader.raw_value_repeating(CONFIG_SLOT)?),
+            keys::TOOLS => tools = HeaderJson::Text(reader.raw_value_repeating(TOOLS_SLOT)?),
             _ => reader.skip_value()?,
         }
     }

@@ -40,6 +40,13 @@ impl Container {
     }
 }
 
+/// How many kinds of repeating values [`Reader::raw_value_repeating`] tells apart.
+pub(crate) const SLOTS: usize = 2;
+
+/// What [`Reader::raw_value_repeating`] remembers: per slot, the last array or object it read
+/// there, and the depth it was read at.
+pub(crate) type Remembered<'a> = [Option<(&'a str, usize)>; SLOTS];
+
 /// A cursor over JSON text.
 pub(crate) struct Reader<'a> {
     text: &'a str,
@@ -48,9 +55,9 @@ pub(crate) struct Reader<'a> {
     /// For [`Reader::skip_value`]: bit `d` is set when the container it entered at depth `d`
     /// is an object.
     objects: [u64; MAX_DEPTH / 64],
-    /// For [`Reader::raw_value_repeating`]: the last array or object it read, and the depth
-    /// it was read at.
-    remembered: Option<(&'a str, usize)>,
+    /// For [`Reader::raw_value_repeating`]: per slot, the last array or object it read, and
+    /// the depth it was read at.
+    remembered: Remembered<'a>,
     /// Why the last failed step failed.
     error: SyntaxError,
 }
@@ -197,7 +204,7 @@ impl<'a> Reader<'a> {
             pos: 0,
             depth: 0,
             objects: [0; MAX_DEPTH / 64],
-            remembered: None,
+            remembered: [None; SLOTS],
             error: SyntaxError {
                 offset: 0,
                 message: "",
@@ -212,7 +219,7 @@ impl<'a> Reader<'a> {
         text: &'a str,
         pos: usize,
         depth: usize,
-        remembered: Option<(&'a str, usize)>,
+        remembered: Remembered<'a>,
     ) -> Reader<'a> {
         Reader {
             pos,
@@ -222,9 +229,8 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// What [`Reader::raw_value_repeating`] remembers: the last array or object it read, and
-    /// the depth it was read at.
-    pub fn remembered(&self) -> Option<(&'a str, usize)> {
+    /// What [`Reader::raw_value_repeating`] remembers.
+    pub fn remembered(&self) -> Remembered<'a> {
         self.remembered
     }
 
@@ -769,15 +775,15 @@ impl<'a> Reader<'a> {
     }
 
     /// [`Reader::raw_value`] for values that often repeat the last array or object this
-    /// method read (in this reader, or in the one whose [`Reader::remembered`] it was
-    /// [`resumed`](Reader::resume) with) at the same depth: when the text at the cursor starts with that value's text, it
-    /// is taken as it is without being checked again. That is exact: checking those bytes at
-    /// that depth went well before, and an array or object ends at its closing bracket without
-    /// the reader looking further.
-    pub fn raw_value_repeating(&mut self) -> Step<&'a str> {
+    /// method read in the same `slot` (one of [`SLOTS`]; in this reader, or in the one whose
+    /// [`Reader::remembered`] it was [`resumed`](Reader::resume) with) at the same depth: when
+    /// the text at the cursor starts with that value's text, it is taken as it is without being
+    /// checked again. That is exact: checking those bytes at that depth went well before, and an
+    /// array or object ends at its closing bracket without the reader looking further.
+    pub fn raw_value_repeating(&mut self, slot: usize) -> Step<&'a str> {
         self.peek();
         let start = self.pos;
-        if let Some((last, depth)) = self.remembered {
+        if let Some(&Some((last, depth))) = self.remembered.get(slot) {
             let rest = self.bytes().get(start..).unwrap_or_default();
             let repeats = rest
                 .get(..last.len())
@@ -788,8 +794,10 @@ impl<'a> Reader<'a> {
             }
         }
         let raw = self.raw_value()?;
-        if matches!(raw.as_bytes().first(), Some(b'[' | b'{')) {
-            self.remembered = Some((raw, self.depth));
+        if let (Some(b'[' | b'{'), Some(remembered)) =
+            (raw.as_bytes().first(), self.remembered.get_mut(slot))
+        {
+            *remembered = Some((raw, self.depth));
         }
         Ok(raw)
     }
@@ -1122,8 +1130,9 @@ mod tests {
         }
     }
 
-    /// Two values read one after the other with [`Reader::raw_value_repeating`] and with
-    /// [`Reader::raw_value`]: the same values, errors and stops.
+    /// Values read one after the other with [`Reader::raw_value_repeating`], in one slot or
+    /// alternating between two, and with [`Reader::raw_value`]: the same values, errors and
+    /// stops.
     #[test]
     fn repeated_raw_values_are_read_as_they_would_be() {
         let values = [
@@ -1152,14 +1161,14 @@ mod tests {
         ];
         for first in values {
             for second in values {
-                for between in [" ", ",", "\n  "] {
-                    let text = format!("{first}{between}{second}");
+                for (between, slots) in [(" ", [0, 0, 0]), (",", [1, 1, 1]), ("\n  ", [0, 1, 0])] {
+                    let text = format!("{first}{between}{second}{between}{first}");
                     let read = |repeating: bool| {
                         let mut reader = Reader::new(&text);
                         let mut results = Vec::new();
-                        for _ in 0..2 {
+                        for slot in slots {
                             let result = if repeating {
-                                reader.raw_value_repeating()
+                                reader.raw_value_repeating(slot)
                             } else {
                                 reader.raw_value()
                             };
@@ -1182,12 +1191,12 @@ mod tests {
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
         let text = format!("{deep} {deep}");
         let mut reader = Reader::new(&text);
-        assert!(reader.raw_value_repeating().is_ok());
+        assert!(reader.raw_value_repeating(1).is_ok());
         reader.depth = 100;
         let mut fresh = Reader::new(&text);
         fresh.pos = reader.pos;
         fresh.depth = 100;
-        let repeated = reader.raw_value_repeating();
+        let repeated = reader.raw_value_repeating(1);
         assert!(repeated.is_err());
         assert_eq!(repeated, fresh.raw_value());
         assert_eq!(reader.error(), fresh.error());

@@ -25,7 +25,7 @@ use crate::error::Error;
 use crate::event::{HeaderReason, SessionEvent};
 use crate::intern::JsonInterner;
 use crate::json::malformed;
-use crate::json::reader::{Failed, Reader};
+use crate::json::reader::{Failed, Reader, SLOTS};
 
 /// A packed batch (see the module documentation).
 #[derive(Clone, Copy, Debug)]
@@ -54,7 +54,7 @@ pub(crate) fn read_packed(
         let raw = match *tag {
             0.0 => {
                 let json = cursor.text()?;
-                let mut reader = Reader::resume(json, 0, EVENT_DEPTH, None);
+                let mut reader = Reader::resume(json, 0, EVENT_DEPTH, [None; SLOTS]);
                 RawEvent::read(&mut reader)
                     .and_then(|raw| reader.finish().map(|()| raw))
                     .map_err(|Failed| malformed(json, reader.error(), 0))?
@@ -77,7 +77,7 @@ const HEADER_MEMBER_DEPTH: usize = 4;
 /// `text`, the JSON of a header's config or tools (written by `JSON.stringify`, so well formed),
 /// checked for its nesting depth.
 fn checked_depth(text: &str) -> Result<&str, Error> {
-    let mut reader = Reader::resume(text, 0, HEADER_MEMBER_DEPTH, None);
+    let mut reader = Reader::resume(text, 0, HEADER_MEMBER_DEPTH, [None; SLOTS]);
     reader
         .skip_value()
         .and_then(|()| reader.finish())
