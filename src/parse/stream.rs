@@ -8,7 +8,7 @@ use super::{Batch, RawEvent};
 use crate::error::Error;
 use crate::event::SessionEvent;
 use crate::intern::JsonInterner;
-use crate::json::reader::{Container, Reader, Remembered, Step, SLOTS};
+use crate::json::reader::{Container, Memory, Reader, Remembered, Step, SLOTS};
 
 /// What reading a streamed batch came to.
 #[derive(Debug)]
@@ -54,11 +54,14 @@ struct Stream<'a> {
     ended: bool,
     /// An owned copy of what the last reader remembered for `Reader::raw_value_repeating`
     /// (its text is dropped as the stream goes on).
-    remembered: [Option<(String, usize)>; SLOTS],
+    remembered: [Option<Kept>; SLOTS],
 }
 
+/// An owned [`Memory`]: text, depth and generation.
+type Kept = (String, usize, u32);
+
 /// Per slot, a newly remembered value to keep (`None`: keep what is kept).
-type NewlyRemembered = [Option<(String, usize)>; SLOTS];
+type NewlyRemembered = [Option<Kept>; SLOTS];
 
 impl<'a> Stream<'a> {
     fn new(text: String, pieces: Pieces<'a>) -> Self {
@@ -74,7 +77,11 @@ impl<'a> Stream<'a> {
     fn remembered(&self) -> Remembered<'_> {
         let mut remembered = [None; SLOTS];
         for (slot, kept) in remembered.iter_mut().zip(&self.remembered) {
-            *slot = kept.as_ref().map(|(text, depth)| (text.as_str(), *depth));
+            *slot = kept.as_ref().map(|(text, depth, generation)| Memory {
+                text,
+                depth: *depth,
+                generation: *generation,
+            });
         }
         remembered
     }
@@ -82,14 +89,14 @@ impl<'a> Stream<'a> {
     /// What a reader `remembered`, copied, where it is not what this stream gave it; `None` when
     /// it is all known (the common case, checked without copying).
     fn newly_remembered(&self, remembered: Remembered<'_>) -> Option<NewlyRemembered> {
-        let known =
-            |slot: &Option<(&str, usize)>, kept: &Option<(String, usize)>| match (slot, kept) {
-                (None, _) => true,
-                (Some((text, depth)), Some((kept, kept_depth))) => {
-                    kept.as_ptr() == text.as_ptr() && kept_depth == depth
-                }
-                (Some(_), None) => false,
-            };
+        let known = |slot: &Option<Memory<'_>>, kept: &Option<Kept>| match (slot, kept) {
+            (None, _) => true,
+            (Some(memory), Some((kept, depth, generation))) => {
+                kept.as_ptr() == memory.text.as_ptr()
+                    && (*depth, *generation) == (memory.depth, memory.generation)
+            }
+            (Some(_), None) => false,
+        };
         if remembered
             .iter()
             .zip(&self.remembered)
@@ -99,8 +106,8 @@ impl<'a> Stream<'a> {
         }
         let mut new = NewlyRemembered::default();
         for ((new, slot), kept) in new.iter_mut().zip(&remembered).zip(&self.remembered) {
-            if let (Some((text, depth)), false) = (slot, known(slot, kept)) {
-                *new = Some(((*text).to_owned(), *depth));
+            if let (Some(memory), false) = (slot, known(slot, kept)) {
+                *new = Some((memory.text.to_owned(), memory.depth, memory.generation));
             }
         }
         Some(new)
