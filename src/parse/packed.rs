@@ -48,16 +48,21 @@ pub(crate) fn read_packed(
         text: batch.text,
     };
     let mut events = Batch::default();
+    // The readers of events sent as JSON text go on one from the other, as the lines of JSON
+    // lines do, so that the generations of what they remember name one text in the batch.
+    let mut remembered = [None; SLOTS];
     // Records after the first invalid event are still read: JSON nested too deeply anywhere is
     // the error that wins, as malformed text is in a JSON batch.
     while let Some(tag) = cursor.numbers.next() {
         let raw = match *tag {
             0.0 => {
                 let json = cursor.text()?;
-                let mut reader = Reader::resume(json, 0, EVENT_DEPTH, [None; SLOTS]);
-                RawEvent::read(&mut reader)
+                let mut reader = Reader::resume(json, 0, EVENT_DEPTH, remembered);
+                let raw = RawEvent::read(&mut reader)
                     .and_then(|raw| reader.finish().map(|()| raw))
-                    .map_err(|Failed| malformed(json, reader.error(), 0))?
+                    .map_err(|Failed| malformed(json, reader.error(), 0))?;
+                remembered = reader.remembered();
+                raw
             }
             tag => cursor.event(tag)?,
         };
