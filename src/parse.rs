@@ -11,7 +11,7 @@ use crate::event::{
     safe_integer, EventKind, HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, TurnField,
 };
 use crate::intern::JsonInterner;
-use crate::json::reader::{key_code, Failed, KeyCode, Reader, Step};
+use crate::json::reader::{key_code, Failed, KeyCode, Reader, Step, SLOTS};
 use crate::json::{malformed, JsonValue};
 
 // Only the wasm build receives packed batches; native builds test the reader.
@@ -106,7 +106,7 @@ fn read_array(reader: &mut Reader<'_>, interner: &mut JsonInterner) -> Step<Batc
 
 fn parse_json_lines(text: &str, interner: &mut JsonInterner) -> Result<Vec<SessionEvent>, Error> {
     let mut batch = Batch::default();
-    let mut remembered = None;
+    let mut remembered = [None; SLOTS];
     for (line_index, line) in text.lines().enumerate() {
         let mut reader = Reader::resume(line, 0, 0, remembered);
         if reader.peek().is_none() {
@@ -128,6 +128,15 @@ fn parse_json_lines(text: &str, interner: &mut JsonInterner) -> Result<Vec<Sessi
 struct Batch {
     events: Vec<SessionEvent>,
     first_error: Option<Error>,
+    given: Given,
+}
+
+/// For config and tools, the generation of the remembered value whose text this batch last gave
+/// the interner, if it was one (see [`HeaderJson::Remembered`]).
+#[derive(Default)]
+struct Given {
+    config: Option<u32>,
+    tools: Option<u32>,
 }
 
 impl Batch {
@@ -144,7 +153,7 @@ impl Batch {
     fn accept(&mut self, raw: RawEvent<'_>, interner: &mut JsonInterner) {
         // Until the first invalid event, every event read was kept: its index is the count.
         let index = self.events.len();
-        match raw.validate(index, interner) {
+        match raw.validate(index, interner, &mut self.given) {
             Ok(event) => self.events.push(event),
             Err(error) => self.first_error = Some(error),
         }
@@ -417,6 +426,11 @@ impl<'a> RawSurfaceOp<'a> {
     }
 }
 
+/// The [`Reader::raw_value_repeating`] slots of a header's `config` and `tools`: consecutive
+/// headers mostly repeat both.
+const CONFIG_SLOT: usize = 0;
+const TOOLS_SLOT: usize = 1;
+
 /// Which parts of `data` are worth reading, decided by the event type when it came first.
 #[derive(Clone, Copy)]
 struct DataWants {
@@ -447,9 +461,31 @@ enum HeaderJson<'a> {
     Absent,
     /// Its JSON text.
     Text(&'a str),
+    /// Its JSON text, the text of the remembered value of this generation in its reader slot
+    /// (see [`Reader::raw_value_repeating`]): two of one generation in a batch are the same
+    /// text, so the second needs no comparison in the interner.
+    Remembered(&'a str, u32),
     /// The same JSON as the previous header's (packed batches only, see [`packed`]).
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     SameAsPrevious,
+}
+
+impl<'a> HeaderJson<'a> {
+    /// Reads a header's `config` or `tools` through its reader slot.
+    fn read(reader: &mut Reader<'a>, slot: usize) -> Step<HeaderJson<'a>> {
+        Ok(match reader.raw_value_repeating(slot)? {
+            (text, Some(generation)) => HeaderJson::Remembered(text, generation),
+            (text, None) => HeaderJson::Text(text),
+        })
+    }
+
+    /// The generation of a remembered text.
+    fn generation(&self) -> Option<u32> {
+        match self {
+            HeaderJson::Remembered(_, generation) => Some(*generation),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -586,8 +622,8 @@ fn read_header_fields<'a>(reader: &mut Reader<'a>) -> Step<(HeaderJson<'a>, Head
     let mut object = reader.begin_object()?;
     while let Some(key) = reader.next_key_code(&mut object)? {
         match key {
-            keys::CONFIG => config = HeaderJson::Text(reader.raw_value()?),
-            keys::TOOLS => tools = HeaderJson::Text(reader.raw_value_repeating()?),
+            keys::CONFIG => config = HeaderJson::read(reader, CONFIG_SLOT)?,
+            keys::TOOLS => tools = HeaderJson::read(reader, TOOLS_SLOT)?,
             _ => reader.skip_value()?,
         }
     }
@@ -596,7 +632,12 @@ fn read_header_fields<'a>(reader: &mut Reader<'a>) -> Step<(HeaderJson<'a>, Head
 
 impl RawEvent<'_> {
     /// Checks the event and keeps what the interpreter reads; `index` is its place in the batch.
-    fn validate(self, index: usize, interner: &mut JsonInterner) -> Result<SessionEvent, Error> {
+    fn validate(
+        self,
+        index: usize,
+        interner: &mut JsonInterner,
+        given: &mut Given,
+    ) -> Result<SessionEvent, Error> {
         let raw = match self {
             RawEvent::Object(raw) => raw,
             RawEvent::NotObject(found) => {
@@ -625,7 +666,7 @@ impl RawEvent<'_> {
                 .map_or(TurnField::Absent, TurnField::Turn),
         };
         let step = raw.data.step.non_negative_integer();
-        let kind = event_kind(raw.kind, raw.data, interner);
+        let kind = event_kind(raw.kind, raw.data, interner, given);
         Ok(SessionEvent {
             seq,
             time,
@@ -637,23 +678,45 @@ impl RawEvent<'_> {
     }
 }
 
-fn event_kind(kind: TypeTag, data: RawData, interner: &mut JsonInterner) -> EventKind {
+fn event_kind(
+    kind: TypeTag,
+    data: RawData,
+    interner: &mut JsonInterner,
+    given: &mut Given,
+) -> EventKind {
     match kind {
         TypeTag::SystemMessage => EventKind::SystemMessage {
             text: Rc::from(data.text.unwrap_or_default()),
         },
         TypeTag::RequestHeader => {
             let (reason, starts_series) = (data.reason, data.starts_series);
+            let tools_generation = data.tools.generation();
             let tools = match data.tools {
                 HeaderJson::Absent => interner.tools(None),
-                HeaderJson::Text(text) => interner.tools(Some(text)),
+                HeaderJson::Remembered(..) if tools_generation == given.tools => {
+                    interner.previous_tools()
+                }
+                HeaderJson::Text(text) | HeaderJson::Remembered(text, _) => {
+                    interner.tools(Some(text))
+                }
                 HeaderJson::SameAsPrevious => interner.previous_tools(),
             };
+            given.tools = tools_generation;
+            let config_generation = data.config.generation();
             let config = match data.config {
                 HeaderJson::Absent => None,
-                HeaderJson::Text(raw) => Some(interner.config(raw)),
+                HeaderJson::Remembered(..) if config_generation == given.config => {
+                    interner.previous_config()
+                }
+                HeaderJson::Text(raw) | HeaderJson::Remembered(raw, _) => {
+                    Some(interner.config(raw))
+                }
                 HeaderJson::SameAsPrevious => interner.previous_config(),
             };
+            // A header without config leaves the interner's last config as it was.
+            if !matches!(data.config, HeaderJson::Absent) {
+                given.config = config_generation;
+            }
             EventKind::RequestHeader(Rc::new(RequestHeader {
                 config,
                 tools: tools.value,
@@ -722,6 +785,91 @@ fn validate_surface_op(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Headers whose config and tools repeat, change, go missing, are not arrays or objects,
+    /// come twice in one header or sit in events of no type, in arrays and JSON lines, read
+    /// whole and in pieces: every header holds the config and tools of its own text (as
+    /// `serde_json` reads it; the last of two members wins).
+    #[test]
+    fn shared_header_values_are_the_values_of_their_text() {
+        let configs = [r#"{"m":1}"#, r#"{"m":2}"#, "[]", "7"];
+        let tools = [r#"[{"n":"a"}]"#, r#"[{"n":"b"}]"#, "{}", "\"t\"", "[]"];
+        let mut random: u64 = 5;
+        let mut next = |bound: u64| {
+            random = random
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((random >> 33) % bound) as usize
+        };
+        for _ in 0..300 {
+            let mut events = Vec::new();
+            for seq in 1..=12 {
+                let mut members = Vec::new();
+                for _ in 0..next(3) {
+                    match next(3) {
+                        0 => members.push(format!("\"config\":{}", configs[next(4)])),
+                        _ => members.push(format!("\"tools\":{}", tools[next(5)])),
+                    }
+                }
+                let kind = ["\"type\":\"request/header\",", "", "\"type\":\"x\","][next(3)];
+                events.push(format!(
+                    "{{\"seq\":{seq},{kind}\"data\":{{\"header\":{{{}}}}}}}",
+                    members.join(",")
+                ));
+            }
+            // Config and tools text of each header, as serde_json reads the event.
+            let expected: Vec<Option<(Option<String>, String)>> = events
+                .iter()
+                .map(|event| {
+                    let event: serde_json::Value = serde_json::from_str(event).unwrap();
+                    if event["type"] != "request/header" {
+                        return None;
+                    }
+                    let header = &event["data"]["header"];
+                    let config = header.get("config").map(|config| config.to_string());
+                    let tools = header
+                        .get("tools")
+                        .filter(|tools| tools.is_array())
+                        .map_or("[]".to_owned(), |tools| tools.to_string());
+                    Some((config, tools))
+                })
+                .collect();
+            let check = |read: Result<Vec<SessionEvent>, Error>, text: &str| {
+                let read: Vec<Option<(Option<String>, String)>> = read
+                    .unwrap()
+                    .iter()
+                    .map(|event| {
+                        let header = event.header()?;
+                        let config = header.config.as_deref().map(crate::js_stringify);
+                        assert_eq!(&*header.tools_text, crate::js_stringify(&header.tools));
+                        Some((config, header.tools_text.to_string()))
+                    })
+                    .collect();
+                assert_eq!(read, expected, "{text}");
+            };
+            let array = format!("[{}]", events.join(","));
+            let lines = events.join("\n");
+            for text in [&array, &lines] {
+                check(parse_events_with(text, &mut JsonInterner::default()), text);
+                for size in [7, 64] {
+                    let mut at = 0;
+                    let mut pieces = |out: &mut String| {
+                        if at >= text.len() {
+                            return false;
+                        }
+                        let end = (at + size).min(text.len());
+                        out.push_str(&text[at..end]);
+                        at = end;
+                        true
+                    };
+                    match stream::parse_streamed(&mut pieces, &mut JsonInterner::default()) {
+                        stream::Streamed::Read(result) => check(result, text),
+                        stream::Streamed::NeedsWholeText => panic!("{text}"),
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn reads_the_fields_that_matter_and_skips_the_rest() {

@@ -46,6 +46,15 @@ impl Entry {
 /// Entry indices by a pair of seqs (one map type for all four indexes).
 type Index = BTreeMap<(Seq, Seq), usize>;
 
+/// Whether `index` may hold a key whose first seq is in `[from, to]`: its first and last keys
+/// (reached without comparing keys) are checked, so a range beyond either end costs no search.
+fn may_hold(index: &Index, from: Seq, to: Seq) -> bool {
+    match (index.first_key_value(), index.last_key_value()) {
+        (Some(((first, _), _)), Some(((last, _), _))) => *first <= to && *last >= from,
+        _ => false,
+    }
+}
+
 /// The entries surviving at one version.
 #[derive(Clone, Debug)]
 struct Checkpoint {
@@ -177,14 +186,20 @@ impl History {
             return;
         }
         let range = (from, Seq::MIN)..=(to, Seq::MAX);
-        let doomed: Vec<(Seq, Seq)> = self.nodes.range(range.clone()).map(|(k, _)| *k).collect();
+        let mut doomed: Vec<(Seq, Seq)> = Vec::new();
+        if may_hold(&self.nodes, from, to) {
+            doomed.extend(self.nodes.range(range.clone()).map(|(k, _)| *k));
+        }
         for key in doomed {
             self.nonempty.remove(&key);
             if let Some(index) = self.nodes.remove(&key) {
                 self.kill(index);
             }
         }
-        let doomed: Vec<(Seq, Seq)> = self.by_position.range(range).map(|(k, _)| *k).collect();
+        let mut doomed: Vec<(Seq, Seq)> = Vec::new();
+        if may_hold(&self.by_position, from, to) {
+            doomed.extend(self.by_position.range(range).map(|(k, _)| *k));
+        }
         for (position, seq) in doomed {
             self.replacements.remove(&(seq, 0));
             if let Some(index) = self.by_position.remove(&(position, seq)) {
@@ -341,6 +356,34 @@ mod tests {
             text: Rc::from(text),
             update: false,
         })
+    }
+
+    /// `may_hold` says no only when the range holds no key (on small random indexes, every
+    /// range around their keys).
+    #[test]
+    fn may_hold_misses_no_key() {
+        let mut random: u64 = 11;
+        let mut next = |bound: u64| {
+            random = random
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (random >> 33) % bound
+        };
+        for _ in 0..300 {
+            let mut index = Index::new();
+            for _ in 0..next(6) {
+                index.insert((next(12) as Seq, next(3) as Seq), 0);
+            }
+            for from in -1..14 {
+                for to in from..14 {
+                    let held = index.range((from, Seq::MIN)..=(to, Seq::MAX)).next();
+                    assert!(
+                        may_hold(&index, from, to) || held.is_none(),
+                        "{index:?} {from} {to}"
+                    );
+                }
+            }
+        }
     }
 
     /// Random appends, replaces and wide drops over thousands of versions: every version reads

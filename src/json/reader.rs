@@ -40,6 +40,25 @@ impl Container {
     }
 }
 
+/// How many kinds of repeating values [`Reader::raw_value_repeating`] tells apart.
+pub(crate) const SLOTS: usize = 2;
+
+/// A value [`Reader::raw_value_repeating`] remembers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Memory<'a> {
+    /// The value's text.
+    pub text: &'a str,
+    /// The depth it was read at.
+    pub depth: usize,
+    /// One more than that of the value it took the place of in its slot (0 for the first), so
+    /// that among readers resumed one from the other a slot's generation names one text.
+    pub generation: u32,
+}
+
+/// What [`Reader::raw_value_repeating`] remembers: per slot, the last array or object it read
+/// there.
+pub(crate) type Remembered<'a> = [Option<Memory<'a>>; SLOTS];
+
 /// A cursor over JSON text.
 pub(crate) struct Reader<'a> {
     text: &'a str,
@@ -48,9 +67,9 @@ pub(crate) struct Reader<'a> {
     /// For [`Reader::skip_value`]: bit `d` is set when the container it entered at depth `d`
     /// is an object.
     objects: [u64; MAX_DEPTH / 64],
-    /// For [`Reader::raw_value_repeating`]: the last array or object it read, and the depth
-    /// it was read at.
-    remembered: Option<(&'a str, usize)>,
+    /// For [`Reader::raw_value_repeating`]: per slot, the last array or object it read, and
+    /// the depth it was read at.
+    remembered: Remembered<'a>,
     /// Why the last failed step failed.
     error: SyntaxError,
 }
@@ -197,7 +216,7 @@ impl<'a> Reader<'a> {
             pos: 0,
             depth: 0,
             objects: [0; MAX_DEPTH / 64],
-            remembered: None,
+            remembered: [None; SLOTS],
             error: SyntaxError {
                 offset: 0,
                 message: "",
@@ -212,7 +231,7 @@ impl<'a> Reader<'a> {
         text: &'a str,
         pos: usize,
         depth: usize,
-        remembered: Option<(&'a str, usize)>,
+        remembered: Remembered<'a>,
     ) -> Reader<'a> {
         Reader {
             pos,
@@ -222,9 +241,8 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// What [`Reader::raw_value_repeating`] remembers: the last array or object it read, and
-    /// the depth it was read at.
-    pub fn remembered(&self) -> Option<(&'a str, usize)> {
+    /// What [`Reader::raw_value_repeating`] remembers.
+    pub fn remembered(&self) -> Remembered<'a> {
         self.remembered
     }
 
@@ -769,29 +787,46 @@ impl<'a> Reader<'a> {
     }
 
     /// [`Reader::raw_value`] for values that often repeat the last array or object this
-    /// method read (in this reader, or in the one whose [`Reader::remembered`] it was
-    /// [`resumed`](Reader::resume) with) at the same depth: when the text at the cursor starts with that value's text, it
-    /// is taken as it is without being checked again. That is exact: checking those bytes at
-    /// that depth went well before, and an array or object ends at its closing bracket without
-    /// the reader looking further.
-    pub fn raw_value_repeating(&mut self) -> Step<&'a str> {
+    /// method read in the same `slot` (one of [`SLOTS`]; in this reader, or in the one whose
+    /// [`Reader::remembered`] it was [`resumed`](Reader::resume) with) at the same depth: when
+    /// the text at the cursor starts with that value's text, it is taken as it is without being
+    /// checked again. That is exact: checking those bytes at that depth went well before, and an
+    /// array or object ends at its closing bracket without the reader looking further.
+    ///
+    /// Returns the text with the generation of the remembered value it is the text of (`None`
+    /// for a value that is not an array or object, which is not remembered).
+    pub fn raw_value_repeating(&mut self, slot: usize) -> Step<(&'a str, Option<u32>)> {
         self.peek();
         let start = self.pos;
-        if let Some((last, depth)) = self.remembered {
+        let last = self.remembered.get(slot).copied().flatten();
+        if let Some(last) = last {
             let rest = self.bytes().get(start..).unwrap_or_default();
             let repeats = rest
-                .get(..last.len())
-                .is_some_and(|head| same_bytes(head, last.as_bytes()));
-            if depth == self.depth && repeats {
-                self.advance(last.len());
-                return Ok(self.slice(start, self.pos));
+                .get(..last.text.len())
+                .is_some_and(|head| same_bytes(head, last.text.as_bytes()));
+            if last.depth == self.depth && repeats {
+                self.advance(last.text.len());
+                return Ok((self.slice(start, self.pos), Some(last.generation)));
             }
         }
         let raw = self.raw_value()?;
-        if matches!(raw.as_bytes().first(), Some(b'[' | b'{')) {
-            self.remembered = Some((raw, self.depth));
+        // Past the last generation, values are no longer remembered.
+        let generation = last.map_or(Some(0), |last| last.generation.checked_add(1));
+        match (
+            raw.as_bytes().first(),
+            self.remembered.get_mut(slot),
+            generation,
+        ) {
+            (Some(b'[' | b'{'), Some(remembered), Some(generation)) => {
+                *remembered = Some(Memory {
+                    text: raw,
+                    depth: self.depth,
+                    generation,
+                });
+                Ok((raw, Some(generation)))
+            }
+            _ => Ok((raw, None)),
         }
-        Ok(raw)
     }
 
     /// Reads one value of any kind. Duplicate object keys keep the last value at the place of
@@ -1122,8 +1157,9 @@ mod tests {
         }
     }
 
-    /// Two values read one after the other with [`Reader::raw_value_repeating`] and with
-    /// [`Reader::raw_value`]: the same values, errors and stops.
+    /// Values read one after the other with [`Reader::raw_value_repeating`], in one slot or
+    /// alternating between two, and with [`Reader::raw_value`]: the same values, errors and
+    /// stops; and values given the same generation in a slot have the same text.
     #[test]
     fn repeated_raw_values_are_read_as_they_would_be() {
         let values = [
@@ -1152,14 +1188,18 @@ mod tests {
         ];
         for first in values {
             for second in values {
-                for between in [" ", ",", "\n  "] {
-                    let text = format!("{first}{between}{second}");
-                    let read = |repeating: bool| {
+                for (between, slots) in [(" ", [0, 0, 0]), (",", [1, 1, 1]), ("\n  ", [0, 1, 0])] {
+                    let text = format!("{first}{between}{second}{between}{first}");
+                    let mut named = Vec::new();
+                    let mut read = |repeating: bool| {
                         let mut reader = Reader::new(&text);
                         let mut results = Vec::new();
-                        for _ in 0..2 {
+                        for slot in slots {
                             let result = if repeating {
-                                reader.raw_value_repeating()
+                                reader.raw_value_repeating(slot).map(|(raw, generation)| {
+                                    named.push((slot, generation, raw));
+                                    raw
+                                })
                             } else {
                                 reader.raw_value()
                             };
@@ -1175,21 +1215,44 @@ mod tests {
                         results
                     };
                     assert_eq!(read(true), read(false), "{text:?}");
+                    for (slot, generation, raw) in &named {
+                        for (other_slot, other_generation, other_raw) in &named {
+                            if generation.is_some()
+                                && (slot, generation) == (other_slot, other_generation)
+                            {
+                                assert_eq!(raw, other_raw, "{text:?}");
+                            }
+                        }
+                    }
                 }
             }
         }
+        // Past the last generation a new value is read but not remembered; a repeat still is.
+        let last = Memory {
+            text: "[1]",
+            depth: 0,
+            generation: u32::MAX,
+        };
+        let mut reader = Reader::resume("[2] [1]", 0, 0, [Some(last), None]);
+        assert_eq!(reader.raw_value_repeating(0), Ok(("[2]", None)));
+        assert_eq!(reader.remembered(), [Some(last), None]);
+        assert_eq!(reader.raw_value_repeating(0), Ok(("[1]", Some(u32::MAX))));
         // What was checked at one depth is checked again at another.
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
         let text = format!("{deep} {deep}");
         let mut reader = Reader::new(&text);
-        assert!(reader.raw_value_repeating().is_ok());
+        assert!(reader.raw_value_repeating(1).is_ok());
+        assert_eq!(
+            reader.remembered()[1].map(|memory| memory.generation),
+            Some(0)
+        );
         reader.depth = 100;
         let mut fresh = Reader::new(&text);
         fresh.pos = reader.pos;
         fresh.depth = 100;
-        let repeated = reader.raw_value_repeating();
+        let repeated = reader.raw_value_repeating(1);
         assert!(repeated.is_err());
-        assert_eq!(repeated, fresh.raw_value());
+        assert_eq!(repeated.map(|(raw, _)| raw), fresh.raw_value());
         assert_eq!(reader.error(), fresh.error());
         assert_eq!(reader.pos, fresh.pos);
     }

@@ -25,7 +25,7 @@ use crate::error::Error;
 use crate::event::{HeaderReason, SessionEvent};
 use crate::intern::JsonInterner;
 use crate::json::malformed;
-use crate::json::reader::{Failed, Reader};
+use crate::json::reader::{Failed, Reader, SLOTS};
 
 /// A packed batch (see the module documentation).
 #[derive(Clone, Copy, Debug)]
@@ -50,16 +50,21 @@ pub(crate) fn read_packed(
     let mut events = Batch::default();
     // Every record takes at least eight numbers.
     events.events.reserve(batch.numbers.len() / 8);
+    // The readers of events sent as JSON text go on one from the other, as the lines of JSON
+    // lines do, so that the generations of what they remember name one text in the batch.
+    let mut remembered = [None; SLOTS];
     // Records after the first invalid event are still read: JSON nested too deeply anywhere is
     // the error that wins, as malformed text is in a JSON batch.
     while let Some(tag) = cursor.numbers.next() {
         let raw = match *tag {
             0.0 => {
                 let json = cursor.text()?;
-                let mut reader = Reader::resume(json, 0, EVENT_DEPTH, None);
-                RawEvent::read(&mut reader)
+                let mut reader = Reader::resume(json, 0, EVENT_DEPTH, remembered);
+                let raw = RawEvent::read(&mut reader)
                     .and_then(|raw| reader.finish().map(|()| raw))
-                    .map_err(|Failed| malformed(json, reader.error(), 0))?
+                    .map_err(|Failed| malformed(json, reader.error(), 0))?;
+                remembered = reader.remembered();
+                raw
             }
             tag => cursor.event(tag)?,
         };
@@ -79,7 +84,7 @@ const HEADER_MEMBER_DEPTH: usize = 4;
 /// `text`, the JSON of a header's config or tools (written by `JSON.stringify`, so well formed),
 /// checked for its nesting depth.
 fn checked_depth(text: &str) -> Result<&str, Error> {
-    let mut reader = Reader::resume(text, 0, HEADER_MEMBER_DEPTH, None);
+    let mut reader = Reader::resume(text, 0, HEADER_MEMBER_DEPTH, [None; SLOTS]);
     reader
         .skip_value()
         .and_then(|()| reader.finish())

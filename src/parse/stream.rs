@@ -8,7 +8,7 @@ use super::{Batch, RawEvent};
 use crate::error::Error;
 use crate::event::SessionEvent;
 use crate::intern::JsonInterner;
-use crate::json::reader::{Container, Reader, Step};
+use crate::json::reader::{Container, Memory, Reader, Remembered, Step, SLOTS};
 
 /// What reading a streamed batch came to.
 #[derive(Debug)]
@@ -54,8 +54,14 @@ struct Stream<'a> {
     ended: bool,
     /// An owned copy of what the last reader remembered for `Reader::raw_value_repeating`
     /// (its text is dropped as the stream goes on).
-    remembered: Option<(String, usize)>,
+    remembered: [Option<Kept>; SLOTS],
 }
+
+/// An owned [`Memory`]: text, depth and generation.
+type Kept = (String, usize, u32);
+
+/// Per slot, a newly remembered value to keep (`None`: keep what is kept).
+type NewlyRemembered = [Option<Kept>; SLOTS];
 
 impl<'a> Stream<'a> {
     fn new(text: String, pieces: Pieces<'a>) -> Self {
@@ -63,24 +69,57 @@ impl<'a> Stream<'a> {
             text,
             pieces,
             ended: false,
-            remembered: None,
+            remembered: Default::default(),
         }
     }
 
     /// What the last reader remembered, as `Reader::resume` takes it.
-    fn remembered(&self) -> Option<(&str, usize)> {
-        self.remembered
-            .as_ref()
-            .map(|(text, depth)| (text.as_str(), *depth))
+    fn remembered(&self) -> Remembered<'_> {
+        let mut remembered = [None; SLOTS];
+        for (slot, kept) in remembered.iter_mut().zip(&self.remembered) {
+            *slot = kept.as_ref().map(|(text, depth, generation)| Memory {
+                text,
+                depth: *depth,
+                generation: *generation,
+            });
+        }
+        remembered
     }
 
-    /// What `reader` remembers, copied, when it is not what this stream gave it.
-    fn newly_remembered(&self, reader: &Reader<'_>) -> Option<(String, usize)> {
-        let (text, depth) = reader.remembered()?;
-        let known = self.remembered().is_some_and(|(kept, kept_depth)| {
-            kept.as_ptr() == text.as_ptr() && kept_depth == depth
-        });
-        (!known).then(|| (text.to_owned(), depth))
+    /// What a reader `remembered`, copied, where it is not what this stream gave it; `None` when
+    /// it is all known (the common case, checked without copying).
+    fn newly_remembered(&self, remembered: Remembered<'_>) -> Option<NewlyRemembered> {
+        let known = |slot: &Option<Memory<'_>>, kept: &Option<Kept>| match (slot, kept) {
+            (None, _) => true,
+            (Some(memory), Some((kept, depth, generation))) => {
+                kept.as_ptr() == memory.text.as_ptr()
+                    && (*depth, *generation) == (memory.depth, memory.generation)
+            }
+            (Some(_), None) => false,
+        };
+        if remembered
+            .iter()
+            .zip(&self.remembered)
+            .all(|(slot, kept)| known(slot, kept))
+        {
+            return None;
+        }
+        let mut new = NewlyRemembered::default();
+        for ((new, slot), kept) in new.iter_mut().zip(&remembered).zip(&self.remembered) {
+            if let (Some(memory), false) = (slot, known(slot, kept)) {
+                *new = Some((memory.text.to_owned(), memory.depth, memory.generation));
+            }
+        }
+        Some(new)
+    }
+
+    /// Keeps what [`Stream::newly_remembered`] found.
+    fn keep(&mut self, newly_remembered: NewlyRemembered) {
+        for (kept, new) in self.remembered.iter_mut().zip(newly_remembered) {
+            if new.is_some() {
+                *kept = new;
+            }
+        }
     }
 
     /// Drops the text before byte `read` and appends pieces until the text at least doubles (so
@@ -116,33 +155,36 @@ fn read_array(mut stream: Stream<'_>, interner: &mut JsonInterner) -> Streamed {
     let mut batch = Batch::default();
     let (mut read, mut opened, mut started) = (0, false, false);
     loop {
+        // One reader takes steps while the text so far holds them; what it remembered after
+        // its last step that went well is kept for the reader of the longer text.
         let mut reader =
             Reader::resume(&stream.text, read, usize::from(opened), stream.remembered());
-        let step = if opened {
-            array_step(&mut reader, started, stream.ended, &mut batch, interner)
-        } else {
-            reader.begin_array().map(|_| Some(Progress::Opened))
-        };
-        let at = reader.position();
-        let remembered = step
-            .as_ref()
-            .ok()
-            .and_then(|_| stream.newly_remembered(&reader));
-        if remembered.is_some() {
-            stream.remembered = remembered;
-        }
-        match step {
-            Ok(Some(Progress::Opened)) => (read, opened) = (at, true),
-            Ok(Some(Progress::Element)) => (read, started) = (at, true),
-            Ok(Some(Progress::Closed)) => return finish(stream, at, batch),
-            // The text so far ends inside the next step: read it again with more text.
-            Ok(None) | Err(_) => {
-                if !stream.more(read) {
-                    return Streamed::NeedsWholeText;
-                }
-                read = 0;
+        let mut remembered = reader.remembered();
+        loop {
+            let step = if opened {
+                array_step(&mut reader, started, stream.ended, &mut batch, interner)
+            } else {
+                reader.begin_array().map(|_| Some(Progress::Opened))
+            };
+            if step.is_ok() {
+                remembered = reader.remembered();
+            }
+            let at = reader.position();
+            match step {
+                Ok(Some(Progress::Opened)) => (read, opened) = (at, true),
+                Ok(Some(Progress::Element)) => (read, started) = (at, true),
+                Ok(Some(Progress::Closed)) => return finish(stream, at, batch),
+                // The text so far ends inside the next step: read it again with more text.
+                Ok(None) | Err(_) => break,
             }
         }
+        if let Some(remembered) = stream.newly_remembered(remembered) {
+            stream.keep(remembered);
+        }
+        if !stream.more(read) {
+            return Streamed::NeedsWholeText;
+        }
+        read = 0;
     }
 }
 
@@ -227,8 +269,8 @@ fn read_line(
     batch
         .read(&mut reader, interner)
         .and_then(|()| reader.finish())?;
-    if let Some(remembered) = stream.newly_remembered(&reader) {
-        stream.remembered = Some(remembered);
+    if let Some(remembered) = stream.newly_remembered(reader.remembered()) {
+        stream.keep(remembered);
     }
     Ok(())
 }
