@@ -358,17 +358,21 @@ mod tests {
         })
     }
 
-    /// `may_hold` says no only when the range holds no key (on small random indexes, every
-    /// range around their keys).
-    #[test]
-    fn may_hold_misses_no_key() {
-        let mut random: u64 = 11;
-        let mut next = |bound: u64| {
+    /// A seeded generator of numbers below a bound (a linear congruential one).
+    fn seeded(mut random: u64) -> impl FnMut(u64) -> u64 {
+        move |bound| {
             random = random
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             (random >> 33) % bound
-        };
+        }
+    }
+
+    /// `may_hold` says no only when the range holds no key (on small random indexes, every
+    /// range around their keys).
+    #[test]
+    fn may_hold_misses_no_key() {
+        let mut next = seeded(11);
         for _ in 0..300 {
             let mut index = Index::new();
             for _ in 0..next(6) {
@@ -393,13 +397,7 @@ mod tests {
     fn every_version_reads_back_as_it_was() {
         let mut history = History::default();
         let mut seen = vec![tip(&history)];
-        let mut random: u64 = 7;
-        let mut next = |bound: u64| {
-            random = random
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (random >> 33) % bound
-        };
+        let mut next = seeded(7);
         for seq in 1..4000 {
             history.advance();
             match next(10) {

@@ -235,18 +235,28 @@ test("boxed values and class instances read as JSON writes them", () => {
 
 // A member made enumerable on Object.prototype shows in `for...in` but not in JSON: tools that
 // differ only in having it as their own member must not be taken for the same.
-test("an enumerable member on Object.prototype does not make different tools the same", () => {
-  const header = (seq, tools) => ({ seq, time: seq, type: "request/header", data: { reason: "change", header: { tools } } });
-  const events = [header(1, [{ name: "a", z: 1 }]), header(2, [{ name: "a" }]), header(3, [{ name: "a" }]), header(4, [{ name: "a", z: 1 }])];
-  const text = JSON.stringify(events);
+const toolsHeader = (seq, tools) => ({ seq, time: seq, type: "request/header", data: { reason: "change", header: { tools } } });
+const addZToPrototype = () =>
   Object.defineProperty(Object.prototype, "z", { value: 1, enumerable: true, configurable: true, writable: true });
+
+// Loads `events` as objects (with `z` on Object.prototype first when `pollute`) and as text.
+function assertReadAsTextWhilePolluted(events, pollute) {
+  const text = JSON.stringify(events);
+  delete Object.prototype.z;
   let fromObjects;
   try {
+    if (pollute) addZToPrototype();
     fromObjects = outcome((c) => c.load(events, false));
   } finally {
     delete Object.prototype.z;
   }
   assert.equal(fromObjects, outcome((c) => c.loadJson(text, false)));
+}
+
+test("an enumerable member on Object.prototype does not make different tools the same", () => {
+  const events = [toolsHeader(1, [{ name: "a", z: 1 }]), toolsHeader(2, [{ name: "a" }]), toolsHeader(3, [{ name: "a" }]),
+    toolsHeader(4, [{ name: "a", z: 1 }])];
+  assertReadAsTextWhilePolluted(events, true);
 });
 
 // The packer keeps the previous header's tools as a list of tokens when they are plain data, and
@@ -280,24 +290,14 @@ test("tools compared by tokens read as their JSON text", () => {
 // The same, when Object.prototype gets the member in the middle of a batch (a getter of an event
 // adds it), after the previous header's tools were taken apart.
 test("an enumerable member added to Object.prototype during a batch does not make different tools the same", () => {
-  const header = (seq, tools) => ({ seq, time: seq, type: "request/header", data: { reason: "change", header: { tools } } });
   const polluting = {
     seq: 2,
     time: 2,
     type: "request/header",
     get data() {
-      Object.defineProperty(Object.prototype, "z", { value: 1, enumerable: true, configurable: true, writable: true });
+      addZToPrototype();
       return { reason: "change", header: { tools: [{ name: "a" }] } };
     },
   };
-  const events = [header(1, [{ name: "a", z: 1 }]), polluting, header(3, [{ name: "a", z: 1 }])];
-  const text = JSON.stringify(events);
-  delete Object.prototype.z;
-  let fromObjects;
-  try {
-    fromObjects = outcome((c) => c.load(events, false));
-  } finally {
-    delete Object.prototype.z;
-  }
-  assert.equal(fromObjects, outcome((c) => c.loadJson(text, false)));
+  assertReadAsTextWhilePolluted([toolsHeader(1, [{ name: "a", z: 1 }]), polluting, toolsHeader(3, [{ name: "a", z: 1 }])], false);
 });
