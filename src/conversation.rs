@@ -9,7 +9,6 @@ use crate::fold::SystemPromptState;
 use crate::intern::JsonInterner;
 use crate::parse::parse_events_with;
 use crate::request::RequestPromptInspection;
-use crate::splice::join;
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
 
 /// A window of a session log: the newest page first, live events at the tail, older pages
@@ -104,7 +103,8 @@ impl Conversation {
             return Ok(ConversationChange::default());
         }
         let change = self.analysis.prepend(&events, &self.events);
-        self.events = join(events, &mut self.events, 0);
+        // The window's events move once within their own allocation.
+        self.events.splice(..0, events);
         self.has_more = has_more;
         Ok(change)
     }

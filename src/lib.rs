@@ -66,7 +66,8 @@ mod plain;
 mod request;
 mod shared;
 mod sort;
-mod splice;
+#[cfg(test)]
+mod test_random;
 mod trajectory;
 mod views;
 

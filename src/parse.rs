@@ -794,13 +794,8 @@ mod tests {
     fn shared_header_values_are_the_values_of_their_text() {
         let configs = [r#"{"m":1}"#, r#"{"m":2}"#, "[]", "7"];
         let tools = [r#"[{"n":"a"}]"#, r#"[{"n":"b"}]"#, "{}", "\"t\"", "[]"];
-        let mut random: u64 = 5;
-        let mut next = |bound: u64| {
-            random = random
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((random >> 33) % bound) as usize
-        };
+        let mut random = crate::test_random::seeded(5);
+        let mut next = |bound: u64| random(bound) as usize;
         for _ in 0..300 {
             let mut events = Vec::new();
             for seq in 1..=12 {

@@ -55,6 +55,15 @@ fn may_hold(index: &Index, from: Seq, to: Seq) -> bool {
     }
 }
 
+/// The keys of `index` whose first seq is in `[from, to]`.
+fn keys_in(index: &Index, from: Seq, to: Seq) -> Vec<(Seq, Seq)> {
+    if !may_hold(index, from, to) {
+        return Vec::new();
+    }
+    let range = (from, Seq::MIN)..=(to, Seq::MAX);
+    index.range(range).map(|(key, _)| *key).collect()
+}
+
 /// The entries surviving at one version.
 #[derive(Clone, Debug)]
 struct Checkpoint {
@@ -185,22 +194,13 @@ impl History {
         if from > to {
             return;
         }
-        let range = (from, Seq::MIN)..=(to, Seq::MAX);
-        let mut doomed: Vec<(Seq, Seq)> = Vec::new();
-        if may_hold(&self.nodes, from, to) {
-            doomed.extend(self.nodes.range(range.clone()).map(|(k, _)| *k));
-        }
-        for key in doomed {
+        for key in keys_in(&self.nodes, from, to) {
             self.nonempty.remove(&key);
             if let Some(index) = self.nodes.remove(&key) {
                 self.kill(index);
             }
         }
-        let mut doomed: Vec<(Seq, Seq)> = Vec::new();
-        if may_hold(&self.by_position, from, to) {
-            doomed.extend(self.by_position.range(range).map(|(k, _)| *k));
-        }
-        for (position, seq) in doomed {
+        for (position, seq) in keys_in(&self.by_position, from, to) {
             self.replacements.remove(&(seq, 0));
             if let Some(index) = self.by_position.remove(&(position, seq)) {
                 self.kill(index);
@@ -322,6 +322,7 @@ impl History {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_random::seeded;
 
     /// Node keys `(position, seq)` and replacements `(seq, position)` of one version.
     type Contents = (Vec<(Seq, Seq)>, Vec<(Seq, Seq)>);
@@ -356,16 +357,6 @@ mod tests {
             text: Rc::from(text),
             update: false,
         })
-    }
-
-    /// A seeded generator of numbers below a bound (a linear congruential one).
-    fn seeded(mut random: u64) -> impl FnMut(u64) -> u64 {
-        move |bound| {
-            random = random
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (random >> 33) % bound
-        }
     }
 
     /// `may_hold` says no only when the range holds no key (on small random indexes, every

@@ -1020,8 +1020,6 @@ mod tests {
         }
     }
 
-    /// Keys read as codes (two words at a time when they can be) against keys read as strings
-    /// and then coded: the same codes, the same errors, the same stops.
     /// Keys for the key-reading tests: short and long, escaped, damaged.
     const TEST_KEYS: [&str; 22] = [
         "",
@@ -1048,10 +1046,11 @@ mod tests {
         "surface\\u004fp",
     ];
 
+    /// Keys read as codes (two words at a time when they can be) against keys read as strings
+    /// and then coded: the same codes, the same errors, the same stops.
     #[test]
     fn key_codes_are_the_codes_of_the_keys_read() {
-        let keys = TEST_KEYS;
-        for key in keys {
+        for key in TEST_KEYS {
             for padding in [0, 1, 7, 15, 16, 17, 40] {
                 for after in ["", ":", " : 1}", ":1", "\"", " x"] {
                     let text = format!("{{ \"{key}\"{after}{}", " ".repeat(padding));
@@ -1075,7 +1074,7 @@ mod tests {
         assert_eq!(key_code("s\u{65}q"), key_code("seq"));
         assert_ne!(key_code("seq"), key_code("seq\0"));
         assert_eq!(key_code("sixteen_bytes___"), LONG_KEY);
-        for key in keys
+        for key in TEST_KEYS
             .iter()
             .chain(&["", "a\0", "\u{ff}\u{7ff}", "0123456789abcde"])
         {
@@ -1089,7 +1088,6 @@ mod tests {
     /// stops and errors, member after member, on every prefix of the text.
     #[test]
     fn compact_keys_are_read_as_spaced_keys_are() {
-        let keys = TEST_KEYS;
         let read = |text: &str, way: u8| {
             let mut reader = Reader::new(text);
             let mut steps = Vec::new();
@@ -1111,7 +1109,7 @@ mod tests {
                 }
             }
         };
-        for key in keys {
+        for key in TEST_KEYS {
             for other in ["seq", "fifteen_bytes__", "surfaceOp", "ab"] {
                 for text in [
                     format!("{{\"{key}\":1,\"{other}\":[2],\"{key}\":{{\"{other}\":3}}}}   "),
