@@ -105,7 +105,6 @@ pub struct ChatCard {
     /// The seq the card is shown at (a turn or step start, or its own seq).
     pub anchor_seq: Seq,
     /// The prompt text.
-    #[serde(serialize_with = "crate::shared::serialize_text")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
     pub text: Rc<str>,
     /// Whether the card shows an in-history update.

@@ -31,7 +31,6 @@ pub struct SystemPromptNode {
     /// `data.step` of the system message (`0` when it has none, and for the removal marker).
     pub step: u64,
     /// The prompt text.
-    #[serde(serialize_with = "crate::shared::serialize_text")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
     pub text: Rc<str>,
     /// Whether it was appended after another nonempty prompt (an in-history update).

@@ -16,18 +16,13 @@ use crate::shared::{same, same_optional};
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PromptSnapshot {
     /// The header's config, verbatim.
-    #[serde(
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "crate::shared::serialize_optional_value"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown", optional))]
     pub config: Option<Rc<JsonValue>>,
     /// The system prompt text (`""` when there is none).
-    #[serde(serialize_with = "crate::shared::serialize_text")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
     pub system: Rc<str>,
     /// The header's tools (always an array).
-    #[serde(serialize_with = "crate::shared::serialize_value")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown[]"))]
     pub tools: Rc<JsonValue>,
     #[serde(skip)]

@@ -1,16 +1,11 @@
-//! Equality and serialization of values shared through `Rc`: interned tools and config, prompt
-//! texts. Equality skips comparing the values when both sides are one allocation: comparing
-//! 2 KB prompt texts byte by byte cost a wasm load or prepend tens of milliseconds. Natively
-//! they serialize as themselves. In the wasm build, while one result is converted to JS (see
-//! `wasm::convert`), each distinct `Rc` is converted once and the same JS value is used wherever
-//! it appears again: a `views()` of a long session repeats one tools list and one prompt text in
-//! thousands of headers, and building each copy anew dominated the conversion.
+//! Values shared through `Rc`: interned tools and config, prompt texts. Equality skips comparing
+//! the values when both sides are one allocation: comparing 2 KB prompt texts byte by byte cost
+//! a wasm load or prepend tens of milliseconds. In the wasm build, while one result is converted
+//! to JS (see `wasm::outgoing`), each distinct `Rc` is converted once and the same JS value is
+//! used wherever it appears again: a `views()` of a long session repeats one tools list and one
+//! prompt text in thousands of headers, and building each copy anew dominated the conversion.
 
 use std::rc::Rc;
-
-use serde::{Serialize, Serializer};
-
-use crate::json::JsonValue;
 
 /// Whether two shared values are equal (one allocation, or equal values).
 pub(crate) fn same<T: ?Sized + PartialEq>(a: &Rc<T>, b: &Rc<T>) -> bool {
@@ -26,43 +21,6 @@ pub(crate) fn same_optional<T: ?Sized + PartialEq>(a: &Option<Rc<T>>, b: &Option
     }
 }
 
-/// Serializes a shared JSON value (see the module docs).
-pub(crate) fn serialize_value<S: Serializer>(
-    value: &Rc<JsonValue>,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    #[cfg(target_arch = "wasm32")]
-    if let Some(js) = cache::lookup(Rc::as_ptr(value).cast(), || cache::value_to_js(value)) {
-        return serde_wasm_bindgen::preserve::serialize(&js, serializer);
-    }
-    value.serialize(serializer)
-}
-
-/// [`serialize_value`] for an optional value (`None` as the serializer writes it).
-pub(crate) fn serialize_optional_value<S: Serializer>(
-    value: &Option<Rc<JsonValue>>,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    match value {
-        Some(value) => serialize_value(value, serializer),
-        None => serializer.serialize_none(),
-    }
-}
-
-/// Serializes a shared text (see the module docs).
-pub(crate) fn serialize_text<S: Serializer>(
-    text: &Rc<str>,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    #[cfg(target_arch = "wasm32")]
-    if let Some(js) = cache::lookup(Rc::as_ptr(text).cast(), || {
-        Some(wasm_bindgen::JsValue::from_str(text))
-    }) {
-        return serde_wasm_bindgen::preserve::serialize(&js, serializer);
-    }
-    serializer.serialize_str(text)
-}
-
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod cache {
     //! The JS values made during one conversion, by the address of the `Rc` they came from. The
@@ -71,7 +29,6 @@ pub(crate) mod cache {
     use std::cell::RefCell;
     use std::collections::HashMap;
 
-    use serde::Serialize;
     use wasm_bindgen::JsValue;
 
     thread_local! {
@@ -95,7 +52,7 @@ pub(crate) mod cache {
     }
 
     /// The JS value for the `Rc` at `address`: from the cache, or made by `make` and kept.
-    /// `None` when sharing is off (or `make` fails), so the caller serializes as usual.
+    /// `None` when sharing is off (or `make` fails), so the caller makes its own.
     pub(crate) fn lookup(
         address: *const u8,
         make: impl FnOnce() -> Option<JsValue>,
@@ -122,10 +79,8 @@ pub(crate) mod cache {
         Some(made)
     }
 
-    /// A JSON value as a plain JS value (objects for maps).
+    /// A JSON value as the plain JS value `JSON.parse` makes of its text.
     pub(crate) fn value_to_js(value: &crate::json::JsonValue) -> Option<JsValue> {
-        value
-            .serialize(&serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true))
-            .ok()
+        js_sys::JSON::parse(&crate::jsjson::js_stringify(value)).ok()
     }
 }

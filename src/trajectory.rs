@@ -58,10 +58,7 @@ pub struct Request {
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub prompt: Option<PromptSnapshot>,
     /// The prompt's config.
-    #[serde(
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "crate::shared::serialize_optional_value"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown", optional))]
     pub request_config: Option<Rc<crate::json::JsonValue>>,
     /// The prompt change this request is the first to carry.

@@ -5,7 +5,8 @@ use std::rc::Weak;
 use wasm_bindgen::prelude::*;
 
 use super::batch::PackedEvents;
-use super::convert::{packed_array, seq_from_js, text_from_bytes, to_js};
+use super::convert::{packed_array, seq_from_js, text_from_bytes};
+use super::data::{inspection_to_js, lines_to_js};
 use super::error::throw;
 use super::state::JsSystemPromptState;
 use super::text::read_string_batch;
@@ -259,15 +260,15 @@ impl JsConversation {
 
     /// The inspection of the loaded `request/header` at exactly `seq`.
     #[wasm_bindgen(js_name = requestAt, unchecked_return_type = "RequestPromptInspection | undefined")]
-    pub fn request_at(&self, seq: f64) -> Result<JsValue, JsValue> {
+    pub fn request_at(&self, seq: f64) -> JsValue {
         let inspection = seq_from_js(seq).and_then(|seq| self.inner.request_at(seq));
-        to_js(&inspection)
+        inspection_to_js(inspection)
     }
 
     /// One line per loaded event: the fold state after it and, for headers, the inspection.
     #[wasm_bindgen(unchecked_return_type = "EventLine[]")]
-    pub fn lines(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.lines())
+    pub fn lines(&self) -> JsValue {
+        lines_to_js(&self.inner.lines())
     }
 
     /// The chat cards and trajectory of the window.

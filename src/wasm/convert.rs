@@ -1,9 +1,7 @@
-//! Conversions between JS values and the core's types. Inputs cross as JSON text (one
-//! `JSON.stringify` in the engine, one parser in Rust: faster than walking JS objects field by
-//! field, and one deserializer in the module); outputs cross as plain JS objects built by one
-//! serializer configuration.
+//! Conversions of JS arguments to the core's types: event batches (packed, see `wasm::batch`),
+//! JSON text as bytes, and plain-data arguments (as their `JSON.stringify` text, read by the
+//! crate's parser). Results go the other way in `wasm::outgoing`.
 
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
@@ -13,25 +11,6 @@ use crate::json::JsonValue;
 use crate::parse::packed::read_packed;
 
 use super::batch::PackedEvents;
-
-/// Converts a Rust value to a plain JS value: maps become plain objects, absent members
-/// `undefined`, integers JS numbers.
-pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    serialize(value, false)
-}
-
-/// [`to_js`] with `null` for absent members, for `toJSON()` (FORMAT.md's JSON shapes).
-pub(crate) fn to_json_value<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    serialize(value, true)
-}
-
-fn serialize<T: Serialize + ?Sized>(value: &T, missing_as_null: bool) -> Result<JsValue, JsValue> {
-    let serializer = serde_wasm_bindgen::Serializer::new()
-        .serialize_maps_as_objects(true)
-        .serialize_missing_as_null(missing_as_null);
-    crate::shared::cache::sharing(|| value.serialize(&serializer))
-        .map_err(|err| JsValue::from(js_sys::Error::new(&err.to_string())))
-}
 
 /// A batch of events given as a JS array, packed (see `wasm::batch`).
 pub(crate) fn packed_array(value: &JsValue) -> Result<PackedEvents, Error> {

@@ -5,6 +5,7 @@ mod batch;
 mod cards;
 mod conversation;
 mod convert;
+mod data;
 mod error;
 mod outgoing;
 mod state;

@@ -79,6 +79,32 @@ class Records {
     const seq = this.next(), time = this.next(), turn = this.next(), step = this.next();
     return { seq, time, turn, step, text: this.value(), update: this.next() === 1 };
   }
+  // A node after its presence flag, `missing` when absent.
+  optionalNode(missing) {
+    return this.next() === 0 ? missing : this.node();
+  }
+  positioned() {
+    const position = this.next();
+    return { position, node: this.node() };
+  }
+  // A fold state as plain data; "none" is `missing`.
+  state(missing) {
+    const firstSeq = this.next(), uncertain = this.next() === 1;
+    const nodes = this.list(this.next(), this.positioned);
+    const replacements = new Array(this.next());
+    for (let i = 0; i < replacements.length; i++) replacements[i] = [this.next(), this.next()];
+    const effective = this.optionalNode(missing), introduced = this.optionalNode(missing);
+    return { firstSeq, uncertain, nodes, replacements, effective, introduced };
+  }
+  inspection() {
+    const prompt = this.snapshot(), change = this.change();
+    return change === undefined ? { prompt } : { prompt, change };
+  }
+  line() {
+    const seq = this.next();
+    const system = this.next() === 0 ? undefined : this.state(undefined);
+    return this.next() === 0 ? { seq, system } : { seq, system, request: this.inspection() };
+  }
 }
 
 // A ConversationChange: `added` then `changed` cards, then `removed` keys.
@@ -104,6 +130,19 @@ export function promptfoldViews(numbers, values, cards, headers, requests, promp
   };
   return { chat, trajectory };
 }
+
+// States, nodes, inspections and event lines (see wasm::data for `shape`).
+export function promptfoldData(numbers, values, shape, count) {
+  const records = new Records(numbers, values);
+  switch (shape) {
+    case 0: return records.list(count, records.positioned);
+    case 1: return records.optionalNode(undefined);
+    case 2: return records.state(undefined);
+    case 3: return records.state(null);
+    case 4: return records.next() === 0 ? undefined : records.inspection();
+    default: return records.list(count, records.line);
+  }
+}
 "#)]
 extern "C" {
     /// Builds a `ConversationChange` from its packed cards and removed keys.
@@ -126,6 +165,15 @@ extern "C" {
         headers: u32,
         requests: u32,
         prompts: u32,
+    ) -> JsValue;
+
+    /// Builds a state, node list, node, inspection or event lines (see `wasm::data`).
+    #[wasm_bindgen(js_name = promptfoldData)]
+    pub(super) fn make_data(
+        numbers: &[f64],
+        values: &js_sys::Array,
+        shape: u32,
+        count: u32,
     ) -> JsValue;
 }
 

@@ -5,7 +5,8 @@ use std::rc::{Rc, Weak};
 use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{event_from_js, optional_json, to_js, to_json_value};
+use super::convert::{event_from_js, optional_json};
+use super::data::{inspection_to_js, node_to_js, nodes_to_js, state_to_js};
 use super::error::throw;
 use crate::fold::{inspect_system_prompt, SystemPromptState};
 use crate::plain::{node_from_json, snapshot_from_json, window_start_from_json};
@@ -61,8 +62,8 @@ impl JsSystemPromptState {
 
     /// The surviving system nodes in surface order, with their positions.
     #[wasm_bindgen(getter, unchecked_return_type = "PositionedSystem[]")]
-    pub fn nodes(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.to_json().nodes)
+    pub fn nodes(&self) -> JsValue {
+        nodes_to_js(&self.inner.nodes().collect::<Vec<_>>())
     }
 
     /// Surviving replacements: replacement seq -> inherited position, ascending by seq.
@@ -80,14 +81,14 @@ impl JsSystemPromptState {
 
     /// The prompt in force, `undefined` when none (or withheld).
     #[wasm_bindgen(getter, unchecked_return_type = "SystemPromptNode | undefined")]
-    pub fn effective(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.effective())
+    pub fn effective(&self) -> JsValue {
+        node_to_js(self.inner.effective())
     }
 
     /// The node the last folded event introduced, `undefined` unless it was a system message.
     #[wasm_bindgen(getter, unchecked_return_type = "SystemPromptNode | undefined")]
-    pub fn introduced(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.introduced())
+    pub fn introduced(&self) -> JsValue {
+        node_to_js(self.inner.introduced())
     }
 
     /// A new handle to the same state (shared, not copied), to be freed on its own.
@@ -98,8 +99,8 @@ impl JsSystemPromptState {
 
     /// The state as plain JSON data (FORMAT.md's `SystemPromptState`, `null` for none).
     #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "SystemPromptStateJson")]
-    pub fn to_json(&self) -> Result<JsValue, JsValue> {
-        to_json_value(&self.inner.to_json())
+    pub fn to_json(&self) -> JsValue {
+        state_to_js(&self.inner.to_json(), true)
     }
 }
 
@@ -168,5 +169,5 @@ pub fn inspect_request_prompt_js(
         &event,
         system.as_ref(),
     ))?;
-    to_js(&inspection)
+    Ok(inspection_to_js(Some(&inspection)))
 }

@@ -56,7 +56,8 @@ fn pack_request(request: &Request, out: &mut Outgoing) {
     pack_change(request.prompt_change.as_ref(), out);
 }
 
-fn pack_node(node: &SystemPromptNode, out: &mut Outgoing) {
+/// Appends a system prompt node: six numbers, its text by table index.
+pub(super) fn pack_node(node: &SystemPromptNode, out: &mut Outgoing) {
     let text = out.text(&node.text);
     out.extend([
         Outgoing::integer(node.seq),
@@ -68,14 +69,17 @@ fn pack_node(node: &SystemPromptNode, out: &mut Outgoing) {
     ]);
 }
 
-fn pack_snapshot(snapshot: &PromptSnapshot, out: &mut Outgoing) {
+/// Appends a prompt snapshot: its config (`-1` for none), system text and tools by table index.
+pub(super) fn pack_snapshot(snapshot: &PromptSnapshot, out: &mut Outgoing) {
     let config = out.optional_json(snapshot.config.as_ref());
     let system = out.text(&snapshot.system);
     let tools = out.json(&snapshot.tools);
     out.extend([config, system, tools]);
 }
 
-fn pack_change(change: Option<&PromptChange>, out: &mut Outgoing) {
+/// Appends an optional change: a presence flag, then its seq, time, kind and optional previous
+/// snapshot.
+pub(super) fn pack_change(change: Option<&PromptChange>, out: &mut Outgoing) {
     let Some(change) = change else {
         out.extend([0.0]);
         return;
