@@ -177,9 +177,15 @@ function matchTokens(value, tokens, at, depth) {
   return tokens[at] === CLOSE ? at + 1 : -1;
 }
 
+// The most numbers an event takes: a header's eight, its reason and series flag, and its config
+// and tools markers or text lengths. Reserving that for every event means a batch never
+// regrows: a regrowth copied the whole array, and the unused end of a large zeroed array is
+// mostly never touched.
+const MOST_SLOTS = 12;
+
 class Packer {
   constructor(events) {
-    this.numbers = new Float64Array(events * 8 + 64);
+    this.numbers = new Float64Array(events * MOST_SLOTS + 64);
     this.count = 0;
     this.bytes = new Uint8Array(1 << 16);
     this.length = 0;
