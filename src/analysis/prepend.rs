@@ -75,9 +75,9 @@ impl Analysis {
                 *state = uncertain.clone();
             }
         }
-        self.states.append(&mut old.states.split_off(cut));
+        self.states.extend(old.states.drain(cut..));
         let cut = old.inspections.partition_point(|(seq, _)| *seq <= through);
-        self.inspections.append(&mut old.inspections.split_off(cut));
+        self.inspections.extend(old.inspections.drain(cut..));
         self.locator = old.locator.clone();
         self.chat.splice(&mut old.chat);
         self.trajectory.splice(&mut old.trajectory, through)
