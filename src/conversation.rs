@@ -105,7 +105,7 @@ impl Conversation {
             return Ok(ConversationChange::default());
         }
         let change = self.analysis.prepend(&events, &self.events);
-        self.events.replace_front(0, FrontVec::from(events));
+        self.events.prepend(events);
         self.has_more = has_more;
         Ok(change)
     }

@@ -1,12 +1,12 @@
 //! A vector that keeps spare room at its front, so that "load earlier" can put a page before a
-//! window's items at the cost of the page (amortized), while the items stay one slice.
+//! window's events at the cost of the page (amortized), while the events stay one slice.
 //!
-//! The room holds stand-in values (clones of an item) instead of uninitialized memory: no
-//! `unsafe`. When a prepend does not fit, the items move once into a new allocation with room
+//! The room holds stand-in values that own nothing ([`Spare`]) instead of uninitialized memory:
+//! no `unsafe`. When a page does not fit, the items move once into a new allocation with room
 //! for about half as many again before them, so a run of prepends costs O(items prepended) on
 //! the whole, like pushes at the end of a `Vec`.
 
-use std::ops::{Deref, DerefMut};
+use std::ops::Deref;
 
 /// A list of items with spare room before the first one; it reads as a slice.
 #[derive(Clone)]
@@ -40,12 +40,6 @@ impl<T> Deref for FrontVec<T> {
     }
 }
 
-impl<T> DerefMut for FrontVec<T> {
-    fn deref_mut(&mut self) -> &mut [T] {
-        self.slots.get_mut(self.start..).unwrap_or_default()
-    }
-}
-
 impl<T: std::fmt::Debug> std::fmt::Debug for FrontVec<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.iter()).finish()
@@ -64,31 +58,25 @@ impl<T: Spare> FrontVec<T> {
         self.slots.extend(items);
     }
 
-    /// Replaces the first `cut` items (all of them when there are fewer) with the items of
-    /// `front`. Costs O(`cut` + `front.len()`) while the room before the items suffices, else
-    /// moves the kept items once into a new allocation with room for half as many again before
-    /// them.
+    /// Puts `items` before the first item. Costs O(`items.len()`) while the room before the
+    /// items suffices, else moves the items once into a new allocation with room for half as
+    /// many again before them.
     #[inline(never)]
-    pub fn replace_front(&mut self, cut: usize, mut front: FrontVec<T>) {
-        let mut end = self.start.saturating_add(cut).min(self.slots.len());
-        let added = front.len();
-        if added > end {
-            let kept = self.slots.len().saturating_sub(end);
+    pub fn prepend(&mut self, mut items: Vec<T>) {
+        let added = items.len();
+        if added > self.start {
+            let kept = self.slots.len().saturating_sub(self.start);
             let room = added.saturating_add(added.saturating_add(kept) / 2);
-            let mut slots = Vec::new();
-            slots.resize_with(room.saturating_add(kept), T::spare);
-            swap(slots.get_mut(room..), self.slots.get_mut(end..));
+            let mut slots = Vec::with_capacity(room.saturating_add(self.slots.len()));
+            slots.resize_with(room, T::spare);
+            // The old room's stand-ins come along, and stay room.
+            slots.extend(std::mem::take(&mut self.slots));
             self.slots = slots;
-            self.start = room;
-            end = room;
+            self.start = self.start.saturating_add(room);
         }
-        let start = end.saturating_sub(added);
-        // The new items go in; what they replace (stand-ins, cut items) leaves with `front`.
-        swap(self.slots.get_mut(start..end), Some(&mut front));
-        // The cut items before them become stand-ins.
-        let mut spares = Vec::new();
-        spares.resize_with(start.saturating_sub(self.start), T::spare);
-        swap(self.slots.get_mut(self.start..start), Some(&mut spares));
+        let start = self.start.saturating_sub(added);
+        // The new items go in; the stand-ins they replace leave with `items`.
+        swap(self.slots.get_mut(start..self.start), Some(&mut items));
         self.start = start;
     }
 }
@@ -122,27 +110,22 @@ mod tests {
     #[test]
     fn prepends_before_the_items_and_reads_as_one_slice() {
         let mut list = FrontVec::from(vec![5, 6, 7]);
-        list.replace_front(0, FrontVec::from(vec![3, 4]));
+        list.prepend(vec![3, 4]);
         assert_eq!(*list, [3, 4, 5, 6, 7]);
         list.extend(vec![8, 9]);
-        list.replace_front(1, FrontVec::from(vec![1, 2]));
-        assert_eq!(*list, [1, 2, 4, 5, 6, 7, 8, 9]);
-        list.replace_front(3, FrontVec::default());
-        assert_eq!(*list, [5, 6, 7, 8, 9]);
-        list.replace_front(99, FrontVec::from(vec![0]));
-        assert_eq!(*list, [0]);
-        list.replace_front(1, FrontVec::default());
-        assert!(list.is_empty());
-        list.replace_front(0, FrontVec::from(vec![4]));
-        assert_eq!(*list, [4]);
-        list[0] = 3;
-        assert_eq!(format!("{list:?}"), "[3]");
+        list.prepend(vec![1, 2]);
+        assert_eq!(*list, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        list.prepend(Vec::new());
+        assert_eq!(*list, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(format!("{:?}", FrontVec::from(vec![3])), "[3]");
         let mut empty: FrontVec<u32> = FrontVec::default();
-        empty.replace_front(2, FrontVec::default());
+        empty.prepend(Vec::new());
         assert!(empty.is_empty());
+        empty.prepend(vec![1]);
+        assert_eq!(*empty, [1]);
     }
 
-    // Against a plain Vec: random cuts, prepends and pushes.
+    // Against a plain Vec: random prepends and appends.
     #[test]
     fn agrees_with_a_vec() {
         let mut random = crate::test_random::seeded(7);
@@ -150,45 +133,38 @@ mod tests {
         let mut model: Vec<u32> = Vec::new();
         let mut next = 0u32;
         for _ in 0..3000 {
-            if random(4) == 0 {
-                next += 1;
-                list.extend(vec![next]);
-                model.push(next);
+            let count = random(12) as u32;
+            let items: Vec<u32> = (next + 1..=next + count).collect();
+            next += count;
+            if random(3) == 0 {
+                list.extend(items.clone());
+                model.extend(items);
             } else {
-                let cut = random(4) as usize;
-                let count = random(12) as usize;
-                let front: Vec<u32> = (0..count as u32).map(|i| next + 1 + i).collect();
-                next += count as u32;
-                // A front that itself has room before its items, half of the time.
-                let mut given = FrontVec::from(front.get(count / 2..).unwrap_or_default().to_vec());
-                given.replace_front(
-                    0,
-                    FrontVec::from(front.get(..count / 2).unwrap_or_default().to_vec()),
-                );
-                list.replace_front(cut, given);
-                model.splice(..cut.min(model.len()), front);
+                list.prepend(items.clone());
+                model.splice(..0, items);
             }
             assert_eq!(*list, *model);
         }
     }
 
-    // A prepend that fits the room fills it without moving the items, and releases what the
-    // cut items held.
+    // A page that fits the room goes in without moving the items; nothing is held twice or
+    // kept after the list is dropped.
     #[test]
-    fn a_prepend_into_the_room_keeps_the_allocation_and_releases_cut_items() {
+    fn a_prepend_into_the_room_keeps_the_allocation() {
         let mut list = FrontVec::from(vec![Rc::new(10)]);
-        list.replace_front(0, FrontVec::from((0..10).map(Rc::new).collect::<Vec<_>>()));
+        list.prepend((0..10).map(Rc::new).collect());
         let address = list.as_ptr();
-        let cut = Rc::clone(&list[0]);
-        list.replace_front(2, FrontVec::from(vec![Rc::new(20)]));
-        assert_eq!(Rc::strong_count(&cut), 1, "a cut item is released");
+        list.prepend(vec![Rc::new(20)]);
+        assert_eq!(list.as_ptr(), address.wrapping_sub(1), "no move");
+        list.prepend((30..34).map(Rc::new).collect());
+        assert_eq!(list.as_ptr(), address.wrapping_sub(5), "no move");
         assert_eq!(
             list.iter().map(|item| **item).collect::<Vec<_>>(),
-            [20, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+            [30, 31, 32, 33, 20, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
         );
-        assert_eq!(list.as_ptr(), address.wrapping_add(1), "no move");
-        list.replace_front(0, FrontVec::from((30..35).map(Rc::new).collect::<Vec<_>>()));
-        assert_eq!(list.as_ptr(), address.wrapping_sub(4), "no move");
-        assert_eq!(list.len(), 15);
+        let item = Rc::clone(&list[5]);
+        assert_eq!(Rc::strong_count(&item), 2);
+        drop(list);
+        assert_eq!(Rc::strong_count(&item), 1);
     }
 }

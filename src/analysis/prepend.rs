@@ -75,9 +75,10 @@ impl Analysis {
                 *state = uncertain.clone();
             }
         }
-        self.states.extend(old.states.drain(cut..));
+        self.states.append(&mut old.states.split_off(cut));
         let cut = old.inspections.partition_point(|(seq, _)| *seq <= through);
-        self.inspections.extend(old.inspections.drain(cut..));
+        old.inspections.drain(..cut);
+        self.inspections.append(&mut old.inspections);
         self.locator = old.locator.clone();
         self.chat.splice(&mut old.chat);
         self.trajectory.splice(&mut old.trajectory, through)
