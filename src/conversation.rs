@@ -79,8 +79,8 @@ impl Conversation {
     /// The window's events are walked again only until the new walk carries what the old one
     /// carried after the same event (typically: from the next replacement that reaches before
     /// the page, both withhold the prompt); the rest is kept, so the cost grows with the page
-    /// (amortized: the window's lists keep spare room at their front, and move once in memory
-    /// when a page does not fit there).
+    /// (the events go into spare room before the window's, amortized), plus one move in memory
+    /// of the analysis's kept per-event lists.
     pub fn prepend(
         &mut self,
         events: Vec<SessionEvent>,
