@@ -4,8 +4,9 @@ use crate::analysis::{Analysis, Delta};
 use crate::chat::{sort_cards, ChatCard};
 use crate::compare::compare;
 use crate::error::Error;
-use crate::event::{Seq, SessionEvent};
+use crate::event::{EventKind, Seq, SessionEvent, TurnField};
 use crate::fold::SystemPromptState;
+use crate::front_vec::{FrontVec, Spare};
 use crate::intern::JsonInterner;
 use crate::parse::parse_events_with;
 use crate::request::RequestPromptInspection;
@@ -32,7 +33,7 @@ use crate::views::{ChatChange, ConversationChange, EventLine, Views};
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Conversation {
-    events: Vec<SessionEvent>,
+    events: FrontVec<SessionEvent>,
     has_more: bool,
     analysis: Analysis,
     interner: JsonInterner,
@@ -54,7 +55,7 @@ impl Conversation {
         check_ascending(&events, None)?;
         let analysis = Analysis::of_window(&events);
         let change = compare(&self.analysis, &analysis);
-        self.events = events;
+        self.events = FrontVec::from(events);
         self.analysis = analysis;
         self.has_more = has_more;
         Ok(change)
@@ -78,7 +79,8 @@ impl Conversation {
     /// The window's events are walked again only until the new walk carries what the old one
     /// carried after the same event (typically: from the next replacement that reaches before
     /// the page, both withhold the prompt); the rest is kept, so the cost grows with the page
-    /// (plus one move in memory of the window's per-event lists).
+    /// (the events go into spare room before the window's, amortized), plus one move in memory
+    /// of the analysis's kept per-event lists.
     pub fn prepend(
         &mut self,
         events: Vec<SessionEvent>,
@@ -103,8 +105,7 @@ impl Conversation {
             return Ok(ConversationChange::default());
         }
         let change = self.analysis.prepend(&events, &self.events);
-        // The window's events move once within their own allocation.
-        self.events.splice(..0, events);
+        self.events.prepend(events);
         self.has_more = has_more;
         Ok(change)
     }
@@ -226,6 +227,19 @@ impl Conversation {
                 removed: Vec::new(),
             },
             trajectory_changed: delta.trajectory_changed,
+        }
+    }
+}
+
+impl Spare for SessionEvent {
+    fn spare() -> SessionEvent {
+        SessionEvent {
+            seq: 0,
+            time: 0.0,
+            kind: EventKind::Other,
+            surface_op: None,
+            turn: TurnField::Absent,
+            step: None,
         }
     }
 }

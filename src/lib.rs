@@ -55,6 +55,7 @@ mod conversation;
 mod error;
 mod event;
 mod fold;
+mod front_vec;
 mod intern;
 mod jsjson;
 mod json;

@@ -281,21 +281,22 @@ impl TrajectoryBuilder {
     /// prompt before it, and no known prompt: both trajectories differ exactly when the parts
     /// up to `through` do.
     pub fn splice(&mut self, old: &mut TrajectoryBuilder, through: Seq) -> bool {
-        let mut facts = old
-            .headers
-            .split_off(old.headers.partition_point(|fact| fact.seq <= through));
-        let mut starts = old
-            .step_starts
-            .split_off(old.step_starts.partition_point(|(seq, _)| *seq <= through));
-        let changed = old.differs(self);
-        if let Some(latest) = old
-            .latest_real
-            .and_then(|index| index.checked_sub(old.headers.len()))
-        {
+        let facts = old.headers.partition_point(|fact| fact.seq <= through);
+        let starts = old.step_starts.partition_point(|(seq, _)| *seq <= through);
+        let before = Facts {
+            headers: old.headers.get(..facts).unwrap_or_default(),
+            known_prompts: &old.known_prompts,
+            step_starts: old.step_starts.get(..starts).unwrap_or_default(),
+        };
+        let changed = before.differs(&self.facts());
+        if let Some(latest) = old.latest_real.and_then(|index| index.checked_sub(facts)) {
             self.latest_real = Some(self.headers.len().saturating_add(latest));
         }
-        self.headers.append(&mut facts);
-        self.step_starts.append(&mut starts);
+        // The kept facts and starts move once, into this walk's lists.
+        old.headers.drain(..facts);
+        self.headers.append(&mut old.headers);
+        old.step_starts.drain(..starts);
+        self.step_starts.append(&mut old.step_starts);
         self.carried = old.carried.take();
         changed
     }
@@ -316,8 +317,37 @@ impl TrajectoryBuilder {
     }
 
     /// Whether the trajectory view differs from `other`'s.
-    #[inline(never)]
     pub fn differs(&self, other: &TrajectoryBuilder) -> bool {
+        self.facts().differs(&other.facts())
+    }
+
+    /// The trajectory view: header facts, requests and unreported system prompts.
+    pub fn trajectory(&self) -> Trajectory {
+        self.facts().trajectory()
+    }
+
+    /// The lists the view is made of.
+    fn facts(&self) -> Facts<'_> {
+        Facts {
+            headers: &self.headers,
+            known_prompts: &self.known_prompts,
+            step_starts: &self.step_starts,
+        }
+    }
+}
+
+/// The lists a trajectory view is made of (of a whole walk, or of its part up to an event).
+#[derive(Clone, Copy)]
+struct Facts<'a> {
+    headers: &'a [Fact],
+    known_prompts: &'a [SystemPromptNode],
+    step_starts: &'a [(Seq, Location)],
+}
+
+impl Facts<'_> {
+    /// Whether the trajectory view differs from `other`'s.
+    #[inline(never)]
+    fn differs(&self, other: &Facts) -> bool {
         if self.is_empty() || other.is_empty() {
             self.is_empty() != other.is_empty()
         } else {
@@ -349,7 +379,7 @@ impl TrajectoryBuilder {
     }
 
     /// The trajectory view: header facts, requests and unreported system prompts.
-    pub fn trajectory(&self) -> Trajectory {
+    fn trajectory(&self) -> Trajectory {
         let step_entries = self.step_entries();
         let mut taken: Vec<Seq> = Vec::new();
         let requests = self

@@ -77,7 +77,8 @@ impl Analysis {
         }
         self.states.append(&mut old.states.split_off(cut));
         let cut = old.inspections.partition_point(|(seq, _)| *seq <= through);
-        self.inspections.append(&mut old.inspections.split_off(cut));
+        old.inspections.drain(..cut);
+        self.inspections.append(&mut old.inspections);
         self.locator = old.locator.clone();
         self.chat.splice(&mut old.chat);
         self.trajectory.splice(&mut old.trajectory, through)
