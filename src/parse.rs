@@ -108,7 +108,7 @@ fn parse_json_lines(text: &str, interner: &mut JsonInterner) -> Result<Vec<Sessi
     let mut batch = Batch::default();
     let mut remembered = [None; SLOTS];
     for (line_index, line) in text.lines().enumerate() {
-        let mut reader = Reader::resume(line, 0, 0, remembered);
+        let mut reader = Reader::resume(line.as_bytes(), 0, 0, remembered);
         if reader.peek().is_none() {
             continue;
         }
@@ -848,14 +848,15 @@ mod tests {
                 check(parse_events_with(text, &mut JsonInterner::default()), text);
                 for size in [7, 64] {
                     let mut at = 0;
-                    let mut pieces = |out: &mut String| {
+                    let mut pieces = |out: &mut [u8]| {
                         if at >= text.len() {
-                            return false;
+                            return None;
                         }
                         let end = (at + size).min(text.len());
-                        out.push_str(&text[at..end]);
+                        out[..end - at].copy_from_slice(&text.as_bytes()[at..end]);
+                        let written = end - at;
                         at = end;
-                        true
+                        Some(written)
                     };
                     match stream::parse_streamed(&mut pieces, &mut JsonInterner::default()) {
                         stream::Streamed::Read(result) => check(result, text),

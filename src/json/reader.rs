@@ -59,9 +59,9 @@ pub(crate) struct Memory<'a> {
 /// there.
 pub(crate) type Remembered<'a> = [Option<Memory<'a>>; SLOTS];
 
-/// A cursor over JSON text.
+/// A cursor over JSON text, given as UTF-8 bytes.
 pub(crate) struct Reader<'a> {
-    text: &'a str,
+    text: &'a [u8],
     pos: usize,
     depth: usize,
     /// For [`Reader::skip_value`]: bit `d` is set when the container it entered at depth `d`
@@ -75,7 +75,7 @@ pub(crate) struct Reader<'a> {
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
+pub(super) const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// The high bit of each of the eight bytes of `word` (little-endian) that is `"`, `\` or a
 /// control character (below 0x20), and perhaps of some bytes after the first such byte (borrows
@@ -118,7 +118,7 @@ fn same_words(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// The eight bytes of `chunk` as a little-endian word (`chunk` has eight bytes).
-fn word(chunk: &[u8]) -> u64 {
+pub(super) fn word(chunk: &[u8]) -> u64 {
     <[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes)
 }
 
@@ -211,6 +211,12 @@ impl<'a> Reader<'a> {
     /// A reader at the start of `text`.
     #[inline(never)]
     pub fn new(text: &'a str) -> Reader<'a> {
+        Reader::over(text.as_bytes())
+    }
+
+    /// A reader at the start of `text`, UTF-8 bytes (the text it hands out is checked again as
+    /// UTF-8: text that is not gives `""`).
+    fn over(text: &'a [u8]) -> Reader<'a> {
         Reader {
             text,
             pos: 0,
@@ -228,7 +234,7 @@ impl<'a> Reader<'a> {
     /// of a reader that stopped there, over text that starts the same way, remembering for
     /// [`Reader::raw_value_repeating`] what that reader did (see [`Reader::remembered`]).
     pub fn resume(
-        text: &'a str,
+        text: &'a [u8],
         pos: usize,
         depth: usize,
         remembered: Remembered<'a>,
@@ -237,7 +243,7 @@ impl<'a> Reader<'a> {
             pos,
             depth,
             remembered,
-            ..Reader::new(text)
+            ..Reader::over(text)
         }
     }
 
@@ -253,7 +259,7 @@ impl<'a> Reader<'a> {
 
     #[inline]
     fn bytes(&self) -> &'a [u8] {
-        self.text.as_bytes()
+        self.text
     }
 
     #[inline]
@@ -534,11 +540,12 @@ impl<'a> Reader<'a> {
         run
     }
 
-    /// `text[start..end]`, or `""` if that is not a range of whole characters (it always is:
+    /// `text[start..end]`, or `""` if that is not UTF-8 (it always is: the text is UTF-8 and
     /// both ends sit next to ASCII bytes).
     #[inline]
     fn slice(&self, start: usize, end: usize) -> &'a str {
-        self.text.get(start..end).unwrap_or_default()
+        let bytes = self.text.get(start..end).unwrap_or_default();
+        std::str::from_utf8(bytes).unwrap_or_default()
     }
 
     /// Reads the escape after a backslash. Lone UTF-16 surrogates become U+FFFD, as they do
@@ -806,7 +813,7 @@ impl<'a> Reader<'a> {
                 .is_some_and(|head| same_bytes(head, last.text.as_bytes()));
             if last.depth == self.depth && repeats {
                 self.advance(last.text.len());
-                return Ok((self.slice(start, self.pos), Some(last.generation)));
+                return Ok((last.text, Some(last.generation)));
             }
         }
         let raw = self.raw_value()?;
@@ -1231,7 +1238,7 @@ mod tests {
             depth: 0,
             generation: u32::MAX,
         };
-        let mut reader = Reader::resume("[2] [1]", 0, 0, [Some(last), None]);
+        let mut reader = Reader::resume(b"[2] [1]", 0, 0, [Some(last), None]);
         assert_eq!(reader.raw_value_repeating(0), Ok(("[2]", None)));
         assert_eq!(reader.remembered(), [Some(last), None]);
         assert_eq!(reader.raw_value_repeating(0), Ok(("[1]", Some(u32::MAX))));
