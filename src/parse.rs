@@ -254,7 +254,10 @@ impl Kind {
                 reader.skip_value()?;
                 Kind::Object
             }
-            _ => Kind::Number(reader.number()?),
+            _ => Kind::Number(match reader.short_integer() {
+                Some(value) => value,
+                None => reader.number()?,
+            }),
         })
     }
 
