@@ -373,7 +373,7 @@ impl<'a> RawEvent<'a> {
                 keys::TIME => raw.time = Kind::read(reader)?,
                 keys::TYPE => raw.kind = TypeTag::read(reader)?,
                 keys::SURFACE_OP => raw.surface_op = RawSurfaceOp::read(reader)?,
-                keys::DATA => raw.data = RawData::read(reader, DataWants::for_type(raw.kind))?,
+                keys::DATA => raw.data.read(reader, DataWants::for_type(raw.kind))?,
                 _ => reader.skip_value()?,
             }
         }
@@ -519,12 +519,13 @@ impl Default for RawData<'_> {
 }
 
 impl<'a> RawData<'a> {
-    /// Reads `data`; anything but an object is no data.
-    fn read(reader: &mut Reader<'a>, wants: DataWants) -> Step<RawData<'a>> {
-        let mut data = RawData::default();
+    /// Reads `data` in place of what is there (read in place: the struct is not moved);
+    /// anything but an object is no data.
+    fn read(&mut self, reader: &mut Reader<'a>, wants: DataWants) -> Step<()> {
+        *self = RawData::default();
+        let data = self;
         if reader.peek() != Some(b'{') {
-            reader.skip_value()?;
-            return Ok(data);
+            return reader.skip_value();
         }
         let mut object = reader.begin_object()?;
         while let Some(key) = reader.next_key_code(&mut object)? {
@@ -544,7 +545,7 @@ impl<'a> RawData<'a> {
                 _ => reader.skip_value()?,
             }
         }
-        Ok(data)
+        Ok(())
     }
 }
 
@@ -888,6 +889,23 @@ mod tests {
         assert_eq!(header.reason, HeaderReason::Change);
         assert!(header.starts_series);
         assert_eq!(&*header.tools_text, "[]");
+    }
+
+    #[test]
+    fn a_repeated_data_member_is_read_as_its_last_value() {
+        let data = r#"{"turn":1,"step":2,"message":{"content":[{"type":"text","text":"A"}]}}"#;
+        let text = format!(
+            r#"[{{"seq":1,"type":"system/message","data":{data},"data":{{"step":3}}}},
+                {{"seq":2,"type":"system/message","data":{data},"data":5}}]"#
+        );
+        let events = parse_events(&text).unwrap();
+        assert_eq!(events[0].system_text().map(|t| &**t), Some(""));
+        assert_eq!(
+            (events[0].turn, events[0].step),
+            (TurnField::Absent, Some(3))
+        );
+        assert_eq!(events[1].system_text().map(|t| &**t), Some(""));
+        assert_eq!((events[1].turn, events[1].step), (TurnField::Absent, None));
     }
 
     #[test]
