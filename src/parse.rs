@@ -108,7 +108,7 @@ fn parse_json_lines(text: &str, interner: &mut JsonInterner) -> Result<Vec<Sessi
     let mut batch = Batch::default();
     let mut remembered = [None; SLOTS];
     for (line_index, line) in text.lines().enumerate() {
-        let mut reader = Reader::resume(line, 0, 0, remembered);
+        let mut reader = Reader::resume(line.as_bytes(), 0, 0, remembered);
         if reader.peek().is_none() {
             continue;
         }
@@ -254,7 +254,10 @@ impl Kind {
                 reader.skip_value()?;
                 Kind::Object
             }
-            _ => Kind::Number(reader.number()?),
+            _ => Kind::Number(match reader.short_integer() {
+                Some(value) => value,
+                None => reader.number()?,
+            }),
         })
     }
 
@@ -370,7 +373,7 @@ impl<'a> RawEvent<'a> {
                 keys::TIME => raw.time = Kind::read(reader)?,
                 keys::TYPE => raw.kind = TypeTag::read(reader)?,
                 keys::SURFACE_OP => raw.surface_op = RawSurfaceOp::read(reader)?,
-                keys::DATA => raw.data = RawData::read(reader, DataWants::for_type(raw.kind))?,
+                keys::DATA => raw.data.read(reader, DataWants::for_type(raw.kind))?,
                 _ => reader.skip_value()?,
             }
         }
@@ -516,12 +519,13 @@ impl Default for RawData<'_> {
 }
 
 impl<'a> RawData<'a> {
-    /// Reads `data`; anything but an object is no data.
-    fn read(reader: &mut Reader<'a>, wants: DataWants) -> Step<RawData<'a>> {
-        let mut data = RawData::default();
+    /// Reads `data` in place of what is there (read in place: the struct is not moved);
+    /// anything but an object is no data.
+    fn read(&mut self, reader: &mut Reader<'a>, wants: DataWants) -> Step<()> {
+        *self = RawData::default();
+        let data = self;
         if reader.peek() != Some(b'{') {
-            reader.skip_value()?;
-            return Ok(data);
+            return reader.skip_value();
         }
         let mut object = reader.begin_object()?;
         while let Some(key) = reader.next_key_code(&mut object)? {
@@ -541,7 +545,7 @@ impl<'a> RawData<'a> {
                 _ => reader.skip_value()?,
             }
         }
-        Ok(data)
+        Ok(())
     }
 }
 
@@ -848,14 +852,15 @@ mod tests {
                 check(parse_events_with(text, &mut JsonInterner::default()), text);
                 for size in [7, 64] {
                     let mut at = 0;
-                    let mut pieces = |out: &mut String| {
+                    let mut pieces = |out: &mut [u8]| {
                         if at >= text.len() {
-                            return false;
+                            return None;
                         }
                         let end = (at + size).min(text.len());
-                        out.push_str(&text[at..end]);
+                        out[..end - at].copy_from_slice(&text.as_bytes()[at..end]);
+                        let written = end - at;
                         at = end;
-                        true
+                        Some(written)
                     };
                     match stream::parse_streamed(&mut pieces, &mut JsonInterner::default()) {
                         stream::Streamed::Read(result) => check(result, text),
@@ -884,6 +889,23 @@ mod tests {
         assert_eq!(header.reason, HeaderReason::Change);
         assert!(header.starts_series);
         assert_eq!(&*header.tools_text, "[]");
+    }
+
+    #[test]
+    fn a_repeated_data_member_is_read_as_its_last_value() {
+        let data = r#"{"turn":1,"step":2,"message":{"content":[{"type":"text","text":"A"}]}}"#;
+        let text = format!(
+            r#"[{{"seq":1,"type":"system/message","data":{data},"data":{{"step":3}}}},
+                {{"seq":2,"type":"system/message","data":{data},"data":5}}]"#
+        );
+        let events = parse_events(&text).unwrap();
+        assert_eq!(events[0].system_text().map(|t| &**t), Some(""));
+        assert_eq!(
+            (events[0].turn, events[0].step),
+            (TurnField::Absent, Some(3))
+        );
+        assert_eq!(events[1].system_text().map(|t| &**t), Some(""));
+        assert_eq!((events[1].turn, events[1].step), (TurnField::Absent, None));
     }
 
     #[test]

@@ -59,9 +59,9 @@ pub(crate) struct Memory<'a> {
 /// there.
 pub(crate) type Remembered<'a> = [Option<Memory<'a>>; SLOTS];
 
-/// A cursor over JSON text.
+/// A cursor over JSON text, given as UTF-8 bytes.
 pub(crate) struct Reader<'a> {
-    text: &'a str,
+    text: &'a [u8],
     pos: usize,
     depth: usize,
     /// For [`Reader::skip_value`]: bit `d` is set when the container it entered at depth `d`
@@ -75,7 +75,7 @@ pub(crate) struct Reader<'a> {
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
+pub(super) const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// The high bit of each of the eight bytes of `word` (little-endian) that is `"`, `\` or a
 /// control character (below 0x20), and perhaps of some bytes after the first such byte (borrows
@@ -118,7 +118,7 @@ fn same_words(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// The eight bytes of `chunk` as a little-endian word (`chunk` has eight bytes).
-fn word(chunk: &[u8]) -> u64 {
+pub(super) fn word(chunk: &[u8]) -> u64 {
     <[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes)
 }
 
@@ -211,6 +211,12 @@ impl<'a> Reader<'a> {
     /// A reader at the start of `text`.
     #[inline(never)]
     pub fn new(text: &'a str) -> Reader<'a> {
+        Reader::over(text.as_bytes())
+    }
+
+    /// A reader at the start of `text`, UTF-8 bytes (the text it hands out is checked again as
+    /// UTF-8: text that is not gives `""`).
+    fn over(text: &'a [u8]) -> Reader<'a> {
         Reader {
             text,
             pos: 0,
@@ -228,7 +234,7 @@ impl<'a> Reader<'a> {
     /// of a reader that stopped there, over text that starts the same way, remembering for
     /// [`Reader::raw_value_repeating`] what that reader did (see [`Reader::remembered`]).
     pub fn resume(
-        text: &'a str,
+        text: &'a [u8],
         pos: usize,
         depth: usize,
         remembered: Remembered<'a>,
@@ -237,7 +243,7 @@ impl<'a> Reader<'a> {
             pos,
             depth,
             remembered,
-            ..Reader::new(text)
+            ..Reader::over(text)
         }
     }
 
@@ -253,7 +259,7 @@ impl<'a> Reader<'a> {
 
     #[inline]
     fn bytes(&self) -> &'a [u8] {
-        self.text.as_bytes()
+        self.text
     }
 
     #[inline]
@@ -534,11 +540,12 @@ impl<'a> Reader<'a> {
         run
     }
 
-    /// `text[start..end]`, or `""` if that is not a range of whole characters (it always is:
+    /// `text[start..end]`, or `""` if that is not UTF-8 (it always is: the text is UTF-8 and
     /// both ends sit next to ASCII bytes).
     #[inline]
     fn slice(&self, start: usize, end: usize) -> &'a str {
-        self.text.get(start..end).unwrap_or_default()
+        let bytes = self.text.get(start..end).unwrap_or_default();
+        std::str::from_utf8(bytes).unwrap_or_default()
     }
 
     /// Reads the escape after a backslash. Lone UTF-16 surrogates become U+FFFD, as they do
@@ -600,6 +607,35 @@ impl<'a> Reader<'a> {
             self.advance(1);
         }
         Ok(code)
+    }
+
+    /// [`Reader::number`] for the common number, a positive integer of at most 15 digits: taken,
+    /// with its value. Anything else is `None`, with nothing taken, for [`Reader::number`].
+    #[inline]
+    pub fn short_integer(&mut self) -> Option<f64> {
+        let bytes = self.bytes();
+        let mut value = match bytes.get(self.pos)? {
+            first @ b'1'..=b'9' => u64::from(first.wrapping_sub(b'0')),
+            _ => return None,
+        };
+        let mut end = self.pos;
+        loop {
+            end = end.checked_add(1)?;
+            match bytes.get(end) {
+                Some(digit @ b'0'..=b'9') => {
+                    value = value
+                        .wrapping_mul(10)
+                        .wrapping_add(u64::from(digit.wrapping_sub(b'0')));
+                }
+                Some(b'.' | b'e' | b'E') => return None,
+                _ => break,
+            }
+        }
+        if end.wrapping_sub(self.pos) > 15 {
+            return None;
+        }
+        self.pos = end;
+        Some(value as f64)
     }
 
     /// Reads a number as JavaScript's `JSON.parse` would (the nearest double).
@@ -806,7 +842,7 @@ impl<'a> Reader<'a> {
                 .is_some_and(|head| same_bytes(head, last.text.as_bytes()));
             if last.depth == self.depth && repeats {
                 self.advance(last.text.len());
-                return Ok((self.slice(start, self.pos), Some(last.generation)));
+                return Ok((last.text, Some(last.generation)));
             }
         }
         let raw = self.raw_value()?;
@@ -924,6 +960,38 @@ mod tests {
             ("1e400", f64::INFINITY),
         ] {
             assert_eq!(whole(text).unwrap(), JsonValue::Number(expected), "{text}");
+        }
+    }
+
+    #[test]
+    fn short_integers_are_read_as_numbers() {
+        let mut texts = Vec::new();
+        for digits in 1..=22 {
+            let integer: String = (0..digits)
+                .map(|at| char::from(b"9807162534"[at % 10]))
+                .collect();
+            for number in [
+                integer.clone(),
+                format!("-{integer}"),
+                format!("0{integer}"),
+            ] {
+                for after in ["", ",", " ", "}", ".5", "e2", "E-1", "x", "é", "-"] {
+                    texts.push(format!("{number}{after}"));
+                }
+            }
+        }
+        for text in texts {
+            let read = |fast: bool| {
+                let mut reader = Reader::new(&text);
+                let short = if fast { reader.short_integer() } else { None };
+                let value = short.map_or_else(|| reader.number(), Ok);
+                (
+                    value.map(f64::to_bits),
+                    reader.position(),
+                    reader.error().clone(),
+                )
+            };
+            assert_eq!(read(true), read(false), "{text:?}");
         }
     }
 
@@ -1231,7 +1299,7 @@ mod tests {
             depth: 0,
             generation: u32::MAX,
         };
-        let mut reader = Reader::resume("[2] [1]", 0, 0, [Some(last), None]);
+        let mut reader = Reader::resume(b"[2] [1]", 0, 0, [Some(last), None]);
         assert_eq!(reader.raw_value_repeating(0), Ok(("[2]", None)));
         assert_eq!(reader.remembered(), [Some(last), None]);
         assert_eq!(reader.raw_value_repeating(0), Ok(("[1]", Some(u32::MAX))));

@@ -59,7 +59,7 @@ pub(crate) fn read_packed(
         let raw = match *tag {
             0.0 => {
                 let json = cursor.text()?;
-                let mut reader = Reader::resume(json, 0, EVENT_DEPTH, remembered);
+                let mut reader = Reader::resume(json.as_bytes(), 0, EVENT_DEPTH, remembered);
                 let raw = RawEvent::read(&mut reader)
                     .and_then(|raw| reader.finish().map(|()| raw))
                     .map_err(|Failed| malformed(json, reader.error(), 0))?;
@@ -84,7 +84,7 @@ const HEADER_MEMBER_DEPTH: usize = 4;
 /// `text`, the JSON of a header's config or tools (written by `JSON.stringify`, so well formed),
 /// checked for its nesting depth.
 fn checked_depth(text: &str) -> Result<&str, Error> {
-    let mut reader = Reader::resume(text, 0, HEADER_MEMBER_DEPTH, [None; SLOTS]);
+    let mut reader = Reader::resume(text.as_bytes(), 0, HEADER_MEMBER_DEPTH, [None; SLOTS]);
     reader
         .skip_value()
         .and_then(|()| reader.finish())

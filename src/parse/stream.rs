@@ -19,23 +19,26 @@ pub(crate) enum Streamed {
     NeedsWholeText,
 }
 
-/// Where the text comes from: appends the next piece to the string and tells whether there was
-/// one (`false` once the text is over). Pieces end between characters.
-pub(crate) type Pieces<'a> = &'a mut dyn FnMut(&mut String) -> bool;
+/// Where the text comes from: writes the next piece at the start of the bytes it is given (at
+/// most all of them; [`PIECE_ROOM`] of them when the stream calls it), checked as UTF-8, and
+/// returns its length, or `None` once the text is over. Pieces end between characters.
+pub(crate) type Pieces<'a> = &'a mut dyn FnMut(&mut [u8]) -> Option<usize>;
+
+/// The room the stream gives each piece.
+pub(crate) const PIECE_ROOM: usize = 1 << 20;
 
 /// Reads a batch of events from text delivered by `pieces`, sharing repeated config and tools
 /// values through `interner`; agrees with [`super::parse_events_with`] on the whole text
 /// whenever it returns [`Streamed::Read`].
 pub(crate) fn parse_streamed(pieces: Pieces<'_>, interner: &mut JsonInterner) -> Streamed {
-    let mut text = String::new();
+    let mut stream = Stream::new(pieces);
     loop {
-        match text.bytes().find(|byte| !is_whitespace(*byte)) {
-            Some(b'[') => return read_array(Stream::new(text, pieces), interner),
-            Some(b'{') => return read_lines(Stream::new(text, pieces), interner),
+        match stream.text().iter().find(|byte| !is_whitespace(**byte)) {
+            Some(b'[') => return read_array(stream, interner),
+            Some(b'{') => return read_lines(stream, interner),
             Some(_) => return Streamed::NeedsWholeText,
             None => {
-                text.clear();
-                if !pieces(&mut text) {
+                if !stream.more(stream.filled) {
                     return Streamed::Read(Ok(Vec::new()));
                 }
             }
@@ -49,7 +52,10 @@ fn is_whitespace(byte: u8) -> bool {
 
 /// The text not yet read, and the pieces still to come.
 struct Stream<'a> {
-    text: String,
+    /// The text not yet read, `buffer[..filled]`, then room for pieces (written there, so they
+    /// are not copied).
+    buffer: Vec<u8>,
+    filled: usize,
     pieces: Pieces<'a>,
     ended: bool,
     /// An owned copy of what the last reader remembered for `Reader::raw_value_repeating`
@@ -64,13 +70,19 @@ type Kept = (String, usize, u32);
 type NewlyRemembered = [Option<Kept>; SLOTS];
 
 impl<'a> Stream<'a> {
-    fn new(text: String, pieces: Pieces<'a>) -> Self {
+    fn new(pieces: Pieces<'a>) -> Self {
         Stream {
-            text,
+            buffer: Vec::new(),
+            filled: 0,
             pieces,
             ended: false,
             remembered: Default::default(),
         }
+    }
+
+    /// The text not yet read.
+    fn text(&self) -> &[u8] {
+        self.buffer.get(..self.filled).unwrap_or_default()
     }
 
     /// What the last reader remembered, as `Reader::resume` takes it.
@@ -129,14 +141,22 @@ impl<'a> Stream<'a> {
         if self.ended {
             return false;
         }
-        self.text.drain(..read.min(self.text.len()));
-        let target = self.text.len().saturating_mul(2);
+        self.buffer
+            .copy_within(read.min(self.filled)..self.filled, 0);
+        self.filled = self.filled.saturating_sub(read);
+        let target = self.filled.saturating_mul(2);
         loop {
-            if !(self.pieces)(&mut self.text) {
+            let end = self.filled.saturating_add(PIECE_ROOM);
+            if self.buffer.len() < end {
+                self.buffer.resize(end, 0);
+            }
+            let room = self.buffer.get_mut(self.filled..end).unwrap_or_default();
+            let Some(written) = (self.pieces)(room) else {
                 self.ended = true;
                 break;
-            }
-            if self.text.len() > target {
+            };
+            self.filled = self.filled.saturating_add(written).min(end);
+            if self.filled > target {
                 break;
             }
         }
@@ -157,8 +177,12 @@ fn read_array(mut stream: Stream<'_>, interner: &mut JsonInterner) -> Streamed {
     loop {
         // One reader takes steps while the text so far holds them; what it remembered after
         // its last step that went well is kept for the reader of the longer text.
-        let mut reader =
-            Reader::resume(&stream.text, read, usize::from(opened), stream.remembered());
+        let mut reader = Reader::resume(
+            stream.text(),
+            read,
+            usize::from(opened),
+            stream.remembered(),
+        );
         let mut remembered = reader.remembered();
         loop {
             let step = if opened {
@@ -220,11 +244,11 @@ fn array_step(
 /// After the array's `]`: only whitespace may follow.
 fn finish(mut stream: Stream<'_>, mut read: usize, batch: Batch) -> Streamed {
     loop {
-        let rest = stream.text.get(read..).unwrap_or_default();
-        if rest.bytes().any(|byte| !is_whitespace(byte)) {
+        let rest = stream.text().get(read..).unwrap_or_default();
+        if rest.iter().any(|byte| !is_whitespace(*byte)) {
             return Streamed::NeedsWholeText;
         }
-        read = stream.text.len();
+        read = stream.filled;
         if !stream.more(read) {
             return Streamed::Read(batch.finish());
         }
@@ -236,7 +260,7 @@ fn read_lines(mut stream: Stream<'_>, interner: &mut JsonInterner) -> Streamed {
     let mut batch = Batch::default();
     loop {
         let mut read = 0;
-        while let Some(end) = stream.text.get(read..).and_then(|rest| rest.find('\n')) {
+        while let Some(end) = stream.text().get(read..).and_then(line_end) {
             let end = read.saturating_add(end);
             if read_line(&mut stream, read..end, &mut batch, interner).is_err() {
                 return Streamed::NeedsWholeText;
@@ -244,13 +268,18 @@ fn read_lines(mut stream: Stream<'_>, interner: &mut JsonInterner) -> Streamed {
             read = end.saturating_add(1);
         }
         if !stream.more(read) {
-            let end = stream.text.len();
+            let end = stream.filled;
             if read_line(&mut stream, read..end, &mut batch, interner).is_err() {
                 return Streamed::NeedsWholeText;
             }
             return Streamed::Read(batch.finish());
         }
     }
+}
+
+/// Where the first line of `text` ends (its `\n`), if it does.
+fn line_end(text: &[u8]) -> Option<usize> {
+    text.iter().position(|byte| *byte == b'\n')
 }
 
 /// One line of JSON lines, the text's bytes `line` (a trailing `\r` is whitespace to the
@@ -261,7 +290,7 @@ fn read_line(
     batch: &mut Batch,
     interner: &mut JsonInterner,
 ) -> Step<()> {
-    let text = stream.text.get(line).unwrap_or_default();
+    let text = stream.text().get(line).unwrap_or_default();
     let mut reader = Reader::resume(text, 0, 0, stream.remembered());
     if reader.peek().is_none() {
         return Ok(());
@@ -280,20 +309,28 @@ mod tests {
     use super::*;
     use crate::parse::parse_events;
 
-    /// `text` in pieces of `size` bytes (moved to the next character boundary).
+    /// `text` in pieces of `size` bytes (moved to the next character boundary), or as much as
+    /// the room given holds.
     fn streamed(text: &str, size: usize) -> Streamed {
         let mut at = 0;
-        let mut pieces = |out: &mut String| {
+        let mut pieces = |out: &mut [u8]| {
             if at >= text.len() {
-                return false;
+                return None;
             }
-            let mut end = (at + size).min(text.len());
+            let mut end = at.saturating_add(size).min(text.len());
             while !text.is_char_boundary(end) {
                 end += 1;
             }
-            out.push_str(&text[at..end]);
+            if end - at > out.len() {
+                end = at + out.len();
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+            }
+            out[..end - at].copy_from_slice(&text.as_bytes()[at..end]);
+            let written = end - at;
             at = end;
-            true
+            Some(written)
         };
         parse_streamed(&mut pieces, &mut JsonInterner::default())
     }
@@ -350,6 +387,25 @@ mod tests {
         let read = streamed(&text, 4096);
         assert!(matches!(read, Streamed::Read(Ok(ref events)) if events.len() == 2));
         assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
+    }
+
+    #[test]
+    fn pieces_that_fill_their_room_agree_with_the_whole_text() {
+        // The first room ends inside the second text, the second inside the third.
+        let event = |seq: usize, text: &str| {
+            format!(
+                r#"{{"seq":{seq},"type":"system/message","data":{{"message":{{"content":[{{"type":"text","text":"{text}"}}]}}}}}}"#
+            )
+        };
+        let text = format!(
+            "[{}, {}, {}]",
+            event(1, &"é".repeat(PIECE_ROOM / 3)),
+            event(2, &"x".repeat(PIECE_ROOM)),
+            event(3, &"y".repeat(PIECE_ROOM / 2)),
+        );
+        let whole = parse_events(&text);
+        assert!(matches!(whole, Ok(ref events) if events.len() == 3));
+        assert!(matches!(streamed(&text, usize::MAX), Streamed::Read(ref read) if *read == whole));
     }
 
     #[test]

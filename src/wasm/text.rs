@@ -1,14 +1,16 @@
-//! JS strings as UTF-8 in wasm memory, written by the engine's `TextEncoder.encodeInto` into a
-//! Rust buffer a piece at a time. wasm-bindgen's own string passing copies an ASCII string one UTF-16 unit
-//! at a time in JS, which cost a 70 MB log about 300 ms; `encodeInto` takes about 30 ms.
+//! JS strings as UTF-8 in wasm memory, written by the engine's `TextEncoder.encodeInto` a piece at
+//! a time, straight into the buffer the reader reads (see `parse::stream`), and checked as UTF-8
+//! there. wasm-bindgen's own string passing copies an ASCII string one UTF-16 unit at a time in JS,
+//! which cost a 70 MB log about 300 ms; `encodeInto` takes about 30 ms.
 
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
 use crate::event::SessionEvent;
 use crate::intern::JsonInterner;
+use crate::json::utf8::is_utf8;
 use crate::parse::parse_events_with;
-use crate::parse::stream::{parse_streamed, Streamed};
+use crate::parse::stream::{parse_streamed, Streamed, PIECE_ROOM};
 
 #[wasm_bindgen(inline_js = r#"
 const encoder = new TextEncoder();
@@ -25,9 +27,6 @@ extern "C" {
     fn encode_into(text: &js_sys::JsString, from: u32, out: &mut [u8]) -> js_sys::Array;
 }
 
-/// How many bytes of a string cross into wasm memory at a time when it is streamed.
-const PIECE_BYTES: usize = 1 << 20;
-
 /// The events of a JSON batch given as a JS string, read in pieces (see `parse::stream`), so
 /// the whole text is never in wasm memory at once; text that needs the whole-text reader (an
 /// error to place, a batch that is not an array or JSON lines) is then copied whole.
@@ -36,7 +35,7 @@ pub(crate) fn read_string_batch(
     interner: &mut JsonInterner,
 ) -> Result<Vec<SessionEvent>, Error> {
     let mut pieces = StringPieces::new(text);
-    match parse_streamed(&mut |out| pieces.next(out), interner) {
+    match parse_streamed(&mut |room| pieces.next(room), interner) {
         Streamed::Read(result) if !pieces.failed => result,
         _ => parse_events_with(&whole_string(text)?, interner),
     }
@@ -45,25 +44,32 @@ pub(crate) fn read_string_batch(
 /// `text` as one Rust string (lone surrogates become U+FFFD, as in every UTF-8 encoding of a JS
 /// string), with room for ASCII text made up front.
 fn whole_string(text: &js_sys::JsString) -> Result<String, Error> {
-    let mut whole = String::with_capacity(text.length() as usize);
+    let mut whole = Vec::with_capacity(text.length() as usize);
     let mut pieces = StringPieces::new(text);
-    while pieces.next(&mut whole) {}
-    if pieces.failed {
-        return Err(Error::InvalidArgument {
+    loop {
+        let filled = whole.len();
+        whole.resize(filled.saturating_add(PIECE_ROOM), 0);
+        let written = whole.get_mut(filled..).and_then(|room| pieces.next(room));
+        whole.truncate(filled.saturating_add(written.unwrap_or(0)));
+        if written.is_none() {
+            break;
+        }
+    }
+    match String::from_utf8(whole) {
+        Ok(whole) if !pieces.failed => Ok(whole),
+        _ => Err(Error::InvalidArgument {
             argument: "text".to_owned(),
             message: "the engine's TextEncoder gave no UTF-8".to_owned(),
-        });
+        }),
     }
-    Ok(whole)
 }
 
-/// A JS string handed out as UTF-8 pieces of at most [`PIECE_BYTES`].
+/// A JS string handed out as UTF-8 pieces.
 struct StringPieces<'a> {
     text: &'a js_sys::JsString,
     units: u32,
     /// UTF-16 units handed out so far.
     read: u32,
-    buffer: Vec<u8>,
     /// Set if the engine's encoder misbehaved (the pieces then end early).
     failed: bool,
 }
@@ -74,34 +80,30 @@ impl<'a> StringPieces<'a> {
             text,
             units: text.length(),
             read: 0,
-            buffer: Vec::new(),
             failed: false,
         }
     }
 
-    /// Appends the next piece to `out`; `false` when the string is over.
-    fn next(&mut self, out: &mut String) -> bool {
+    /// Writes the next piece, checked as UTF-8, at the start of `out` (as much as fits) and
+    /// returns its length; `None` when the string is over.
+    fn next(&mut self, out: &mut [u8]) -> Option<usize> {
         if self.read >= self.units || self.failed {
-            return false;
+            return None;
         }
-        self.buffer.resize(PIECE_BYTES, 0);
-        let counts = encode_into(self.text, self.read, &mut self.buffer);
+        let counts = encode_into(self.text, self.read, out);
         let (units_read, written) = (counts.get(0).as_f64(), counts.get(1).as_f64());
         let piece = match (units_read, written) {
             (Some(units_read), Some(written)) if units_read >= 1.0 => {
                 self.read = self.read.saturating_add(units_read as u32);
-                self.buffer.get(..written as usize)
+                out.get(..written as usize)
             }
             _ => None,
         };
-        match piece.map(std::str::from_utf8) {
-            Some(Ok(piece)) => {
-                out.push_str(piece);
-                true
-            }
+        match piece {
+            Some(piece) if is_utf8(piece) => Some(piece.len()),
             _ => {
                 self.failed = true;
-                false
+                None
             }
         }
     }
