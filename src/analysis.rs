@@ -58,8 +58,9 @@ pub(crate) struct Analysis {
     locator: Locator,
     /// The state after each relevant event, with that event's seq.
     states: Vec<(Seq, SystemPromptState)>,
-    /// The inspection of each header against the previous loaded header, with the header's seq.
-    inspections: Vec<(Seq, RequestPromptInspection)>,
+    /// The inspection of each header against the previous loaded header, with the header's seq;
+    /// boxed, so that a prepend moves a pointer per kept inspection, not the inspection.
+    inspections: Vec<(Seq, Box<RequestPromptInspection>)>,
     chat: ChatBuilder,
     trajectory: TrajectoryBuilder,
 }
@@ -129,7 +130,7 @@ impl Analysis {
             self.states.push((event.seq, after));
         }
         if let Some(inspection) = inspection {
-            self.inspections.push((event.seq, inspection));
+            self.inspections.push((event.seq, Box::new(inspection)));
         }
     }
 
@@ -159,7 +160,7 @@ impl Analysis {
             .ok()?;
         self.inspections
             .get(index)
-            .map(|(_, inspection)| inspection)
+            .map(|(_, inspection)| &**inspection)
     }
 
     /// One line per event of `events` (the events this analysis walked).

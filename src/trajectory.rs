@@ -137,7 +137,11 @@ struct StepEntry {
 /// The trajectory facts of a window, built event by event.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TrajectoryBuilder {
-    headers: Vec<Fact>,
+    /// Boxed: a prepend moves the kept facts once, and a pointer is a fraction of a fact's size
+    /// (with the inspections boxed too, a 1,000-event prepend into 98,000 events went from
+    /// 0.73-0.77 ms to 0.21 ms natively; into 9,000, 0.20 to 0.23 ms).
+    #[allow(clippy::vec_box)]
+    headers: Vec<Box<Fact>>,
     known_prompts: Vec<SystemPromptNode>,
     step_starts: Vec<(Seq, Location)>,
     latest_real: Option<usize>,
@@ -264,14 +268,14 @@ impl TrajectoryBuilder {
         prompt: PromptSnapshot,
         change: Option<PromptChange>,
     ) {
-        self.headers.push(Fact {
+        self.headers.push(Box::new(Fact {
             source,
             seq: seen.event.seq,
             time: seen.event.time,
             location: seen.location,
             prompt,
             change: change.map(Box::new),
-        });
+        }));
     }
 
     /// Joins on the facts and step starts `old`, a walk of the same events from a later window
@@ -339,7 +343,7 @@ impl TrajectoryBuilder {
 /// The lists a trajectory view is made of (of a whole walk, or of its part up to an event).
 #[derive(Clone, Copy)]
 struct Facts<'a> {
-    headers: &'a [Fact],
+    headers: &'a [Box<Fact>],
     known_prompts: &'a [SystemPromptNode],
     step_starts: &'a [(Seq, Location)],
 }
@@ -435,7 +439,7 @@ impl Facts<'_> {
             .cloned()
             .collect();
         Trajectory {
-            headers: self.headers.iter().map(Fact::to_header).collect(),
+            headers: self.headers.iter().map(|fact| fact.to_header()).collect(),
             requests,
             system_prompts,
         }
