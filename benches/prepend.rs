@@ -5,7 +5,7 @@
 //! ```
 //!
 //! Loads the newest 9,000 events of the file, then prepends older pages until the whole log is
-//! loaded: 1,000 events, 8 x 10,000, 8,000, then 1,000-event pages (the pages of
+//! loaded: 5 x 1,000 events, 7 x 10,000, 8,000, then 1,000-event pages (the pages of
 //! `bench/measure.mjs pf-prepend`). Prints one JSON line per call: the window size before it,
 //! the page size, the time in ms (median of `--runs` runs of the whole sequence, default 5)
 //! and the number of cards the change reports.
@@ -55,11 +55,8 @@ fn prepend_all(events: &[promptfold::SessionEvent]) -> Vec<(usize, usize, f64, u
     conversation
         .load(events[start..].to_vec(), start > 0)
         .expect("loads");
-    let pages = [
-        1_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000,
-    ];
-    let pages = pages
-        .into_iter()
+    let pages = std::iter::repeat_n(1_000, 5)
+        .chain(std::iter::repeat_n(10_000, 7))
         .chain([8_000])
         .chain(std::iter::repeat(1_000));
     let mut rows = Vec::new();
