@@ -79,8 +79,9 @@ impl Conversation {
     /// The window's events are walked again only until the new walk carries what the old one
     /// carried after the same event (typically: from the next replacement that reaches before
     /// the page, both withhold the prompt); the rest is kept, so the cost grows with the page
-    /// (the events go into spare room before the window's, amortized), plus one move in memory
-    /// of the analysis's kept per-event lists.
+    /// (the events go into spare room before the window's, amortized, and the room is given
+    /// back when `has_more` is false), plus one move in memory of the analysis's kept
+    /// per-event lists (the two large ones as pointers).
     pub fn prepend(
         &mut self,
         events: Vec<SessionEvent>,
@@ -106,6 +107,10 @@ impl Conversation {
         }
         let change = self.analysis.prepend(&events, &self.events);
         self.events.prepend(events);
+        if !has_more {
+            // The session start is in: no page will come before it.
+            self.events.release_room();
+        }
         self.has_more = has_more;
         Ok(change)
     }

@@ -81,6 +81,17 @@ impl<T: Spare> FrontVec<T> {
     }
 }
 
+impl<T> FrontVec<T> {
+    /// Gives the room before the items back: the items move once into an allocation of their
+    /// own size. For when no more prepends will come.
+    pub fn release_room(&mut self) {
+        if self.start > 0 {
+            self.slots = self.slots.split_off(self.start);
+            self.start = 0;
+        }
+    }
+}
+
 /// Swaps the items of two slices of the same length.
 fn swap<T>(a: Option<&mut [T]>, b: Option<&mut [T]>) {
     if let (Some(a), Some(b)) = (a, b) {
@@ -123,6 +134,21 @@ mod tests {
         assert!(empty.is_empty());
         empty.prepend(vec![1]);
         assert_eq!(*empty, [1]);
+    }
+
+    #[test]
+    fn releasing_the_room_keeps_the_items() {
+        let mut list = FrontVec::from(vec![5, 6]);
+        list.prepend(vec![3, 4]);
+        list.prepend(vec![2]);
+        assert!(list.slots.len() > list.len());
+        list.release_room();
+        assert_eq!(*list, [2, 3, 4, 5, 6]);
+        assert_eq!(list.slots.len(), 5);
+        list.release_room();
+        list.prepend(vec![1]);
+        list.extend(vec![7]);
+        assert_eq!(*list, [1, 2, 3, 4, 5, 6, 7]);
     }
 
     // Against a plain Vec: random prepends and appends.
