@@ -57,8 +57,8 @@ function sameJson(a, b, depth) {
 // An object JSON writes as its own members: not an array, a boxed value, a class instance or
 // anything with toJSON. toJSON is looked up before the prototype: a lookup at a place that has
 // seen few shapes checks the shape, and V8 then knows the prototype without a call (getting a
-// prototype otherwise calls into the runtime). isPlainEvent and isPlainData are the same check
-// with lookups of their own (events and their data come in few shapes each).
+// prototype otherwise calls into the runtime). isPlainEvent, isPlainHeaderData and isPlainData are
+// the same check with lookups of their own (events and their data come in few shapes each).
 function isPlainRecord(value) {
   return value !== null && typeof value === "object" && typeof value.toJSON !== "function" && hasPlainPrototype(value);
 }
@@ -68,7 +68,12 @@ function isPlainEvent(event) {
   return event !== null && typeof event === "object" && typeof event.toJSON !== "function" && hasPlainPrototype(event);
 }
 
-// isPlainRecord for an event's data.
+// isPlainRecord for a request header's data.
+function isPlainHeaderData(data) {
+  return data !== null && typeof data === "object" && typeof data.toJSON !== "function" && hasPlainPrototype(data);
+}
+
+// isPlainRecord for the data of any other event (whose shapes are not a header's).
 function isPlainData(data) {
   return data !== null && typeof data === "object" && typeof data.toJSON !== "function" && hasPlainPrototype(data);
 }
@@ -395,7 +400,7 @@ class Packer {
       }
       op = 2;
     }
-    const record = isPlainData(data);
+    const record = tag === 2 ? isPlainHeaderData(data) : isPlainData(data);
     if (!record && !isSimple(data)) throw AS_JSON;
     const timeSlot = numberSlot(time);
     const turn = record ? numberSlot(data.turn) : NOT_A_NUMBER;
