@@ -55,15 +55,37 @@ function sameJson(a, b, depth) {
 }
 
 // An object JSON writes as its own members: not an array, a boxed value, a class instance or
-// anything with toJSON.
+// anything with toJSON. toJSON is looked up before the prototype: a lookup at a place that has
+// seen few shapes checks the shape, and V8 then knows the prototype without a call (getting a
+// prototype otherwise calls into the runtime). isPlainEvent, isPlainHeaderData and isPlainData are
+// the same check with lookups of their own (events and their data come in few shapes each).
 function isPlainRecord(value) {
-  if (value === null || typeof value !== "object") return false;
+  return value !== null && typeof value === "object" && typeof value.toJSON !== "function" && hasPlainPrototype(value);
+}
+
+// isPlainRecord for an event.
+function isPlainEvent(event) {
+  return event !== null && typeof event === "object" && typeof event.toJSON !== "function" && hasPlainPrototype(event);
+}
+
+// isPlainRecord for a request header's data.
+function isPlainHeaderData(data) {
+  return data !== null && typeof data === "object" && typeof data.toJSON !== "function" && hasPlainPrototype(data);
+}
+
+// isPlainRecord for the data of any other event (whose shapes are not a header's).
+function isPlainData(data) {
+  return data !== null && typeof data === "object" && typeof data.toJSON !== "function" && hasPlainPrototype(data);
+}
+
+// Whether `value` (an object) has the prototype of an object literal or none.
+function hasPlainPrototype(value) {
   const prototype = Object.getPrototypeOf(value);
-  return (prototype === Object.prototype || prototype === null) && typeof value.toJSON !== "function";
+  return prototype === Object.prototype || prototype === null;
 }
 
 function isPlainArray(value) {
-  return Array.isArray(value) && Object.getPrototypeOf(value) === Array.prototype && typeof value.toJSON !== "function";
+  return Array.isArray(value) && typeof value.toJSON !== "function" && Object.getPrototypeOf(value) === Array.prototype;
 }
 
 // Values JSON.stringify leaves out of an object (and writes as null in an array).
@@ -146,32 +168,140 @@ function flatten(value, tokens, depth) {
 }
 
 // The index after the tokens of `value` when they are those of `tokens` from `at`, else -1.
-// Leaves are compared here rather than in a call: most values are leaves.
+// Leaves are compared where they are met rather than in a call: most values are leaves.
 function matchTokens(value, tokens, at, depth) {
   if (typeof value !== "object" || value === null) return tokens[at] === value ? at + 1 : -1;
   if (depth > MAX_COMPARE_DEPTH) return -1;
   if (Array.isArray(value)) {
-    if (!isPlainArray(value) || tokens[at] !== OPEN_ARRAY) return -1;
-    at++;
-    for (let i = 0; i < value.length; i++) {
-      const item = value[i];
-      if (typeof item !== "object" || item === null) {
-        if (tokens[at++] !== item) return -1;
-      } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
-        return -1;
-      }
+    return tokens[at] === OPEN_ARRAY && isPlainArray(value) ? matchItems(value, tokens, at + 1, depth) : -1;
+  }
+  if (tokens[at] !== OPEN_OBJECT) return -1;
+  const matchMembers = depth < MEMBER_MATCHERS.length ? MEMBER_MATCHERS[depth] : matchMembersDeeper;
+  return matchMembers(value, tokens, at + 1, depth);
+}
+
+// matchTokens for the items of a plain array, from after its OPEN_ARRAY.
+function matchItems(array, tokens, at, depth) {
+  for (let i = 0; i < array.length; i++) {
+    const item = array[i];
+    if (typeof item !== "object" || item === null) {
+      if (tokens[at++] !== item) return -1;
+    } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
+      return -1;
     }
-  } else {
-    if (!isPlainRecord(value) || tokens[at] !== OPEN_OBJECT) return -1;
-    at++;
-    for (const key in value) {
-      if (tokens[at++] !== key) return -1;
-      const item = value[key];
-      if (typeof item !== "object" || item === null) {
-        if (tokens[at++] !== item) return -1;
-      } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
-        return -1;
-      }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// matchTokens for the members of an object at a depth (0 for the config or tools value itself),
+// from after its OPEN_OBJECT, when it is a plain record. The functions below are one function
+// written out once for each of the first depths (tests/js/objects.test.mjs checks that they
+// stay the same): a function's lookups keep their own record of the shapes they met, so each
+// meets only the objects at its depth (the tools, their parameters, ...), which come in few
+// shapes, and V8 then checks a shape where a lookup shared by all depths looks toJSON, the
+// prototype and the keys up for every object.
+const MEMBER_MATCHERS = [matchMembers0, matchMembers1, matchMembers2, matchMembers3, matchMembers4, matchMembers5];
+
+// The copy for depth 0.
+function matchMembers0(record, tokens, at, depth) {
+  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
+  for (const key in record) {
+    if (tokens[at++] !== key) return -1;
+    const item = record[key];
+    if (typeof item !== "object" || item === null) {
+      if (tokens[at++] !== item) return -1;
+    } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
+      return -1;
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// The copy for depth 1.
+function matchMembers1(record, tokens, at, depth) {
+  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
+  for (const key in record) {
+    if (tokens[at++] !== key) return -1;
+    const item = record[key];
+    if (typeof item !== "object" || item === null) {
+      if (tokens[at++] !== item) return -1;
+    } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
+      return -1;
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// The copy for depth 2.
+function matchMembers2(record, tokens, at, depth) {
+  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
+  for (const key in record) {
+    if (tokens[at++] !== key) return -1;
+    const item = record[key];
+    if (typeof item !== "object" || item === null) {
+      if (tokens[at++] !== item) return -1;
+    } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
+      return -1;
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// The copy for depth 3.
+function matchMembers3(record, tokens, at, depth) {
+  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
+  for (const key in record) {
+    if (tokens[at++] !== key) return -1;
+    const item = record[key];
+    if (typeof item !== "object" || item === null) {
+      if (tokens[at++] !== item) return -1;
+    } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
+      return -1;
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// The copy for depth 4.
+function matchMembers4(record, tokens, at, depth) {
+  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
+  for (const key in record) {
+    if (tokens[at++] !== key) return -1;
+    const item = record[key];
+    if (typeof item !== "object" || item === null) {
+      if (tokens[at++] !== item) return -1;
+    } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
+      return -1;
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// The copy for depth 5.
+function matchMembers5(record, tokens, at, depth) {
+  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
+  for (const key in record) {
+    if (tokens[at++] !== key) return -1;
+    const item = record[key];
+    if (typeof item !== "object" || item === null) {
+      if (tokens[at++] !== item) return -1;
+    } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
+      return -1;
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// The copy for the depths after those of MEMBER_MATCHERS.
+function matchMembersDeeper(record, tokens, at, depth) {
+  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
+  for (const key in record) {
+    if (tokens[at++] !== key) return -1;
+    const item = record[key];
+    if (typeof item !== "object" || item === null) {
+      if (tokens[at++] !== item) return -1;
+    } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
+      return -1;
     }
   }
   return tokens[at] === CLOSE ? at + 1 : -1;
@@ -252,7 +382,7 @@ class Packer {
   }
 
   members(event) {
-    if (!isPlainRecord(event)) throw AS_JSON;
+    if (!isPlainEvent(event)) throw AS_JSON;
     const { seq, time, type, surfaceOp, data } = event;
     if (typeof seq !== "number" || !Number.isFinite(seq)) throw AS_JSON;
     let tag = OTHER_TYPE;
@@ -270,7 +400,7 @@ class Packer {
       }
       op = 2;
     }
-    const record = isPlainRecord(data);
+    const record = tag === 2 ? isPlainHeaderData(data) : isPlainData(data);
     if (!record && !isSimple(data)) throw AS_JSON;
     const timeSlot = numberSlot(time);
     const turn = record ? numberSlot(data.turn) : NOT_A_NUMBER;

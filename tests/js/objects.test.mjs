@@ -4,6 +4,9 @@
 // ways, compared line by line and view by view.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { repoRoot } from "./cases.mjs";
 import { promptfold } from "./promptfold.mjs";
 
 const { Conversation } = promptfold;
@@ -300,4 +303,125 @@ test("an enumerable member added to Object.prototype during a batch does not mak
     },
   };
   assertReadAsTextWhilePolluted([toolsHeader(1, [{ name: "a", z: 1 }]), polluting, toolsHeader(3, [{ name: "a", z: 1 }])], false);
+});
+
+// The tokens comparison walks the objects at each of the first depths of a config or tools value
+// with a function of its own (matchMembers0, 1, ... in src/wasm/batch.rs), one function written
+// out again for each: they must stay the same code.
+test("the member matchers of every depth are the same code", () => {
+  const source = readFileSync(join(repoRoot, "src", "wasm", "batch.rs"), "utf8");
+  const matchers = [...source.matchAll(/^function (matchMembers\w+)\(record, tokens, at, depth\) \{\n([\s\S]*?)\n\}$/gm)];
+  const names = matchers.map(([, name]) => name);
+  assert.deepEqual(names, ["matchMembers0", "matchMembers1", "matchMembers2", "matchMembers3", "matchMembers4", "matchMembers5", "matchMembersDeeper"]);
+  for (const [, name, body] of matchers) assert.equal(body, matchers[0][2], name);
+  const list = source.match(/^const MEMBER_MATCHERS = \[(.*)\];$/m);
+  assert.deepEqual(list?.[1].split(", "), names.slice(0, -1));
+});
+
+// Values JSON writes differently from their own enumerable members, each with the plain data
+// whose tokens a walk with for...in would take it for; and values JSON writes as such data.
+class WithToJSON { constructor() { this.name = "x"; } toJSON() { return { name: "y" }; } }
+class Tool { constructor() { this.name = "x"; } }
+class List extends Array {}
+const lookAlikes = [
+  [() => ({ name: "x", toJSON: () => ({ name: "y" }) }), () => ({ name: "x", toJSON: "not a function" })],
+  [() => Object.defineProperty({ name: "x" }, "toJSON", { value: () => ({ name: "y" }) }), () => ({ name: "x" })],
+  [() => new WithToJSON(), () => ({ name: "x" })],
+  [() => new Tool(), () => ({ name: "x" })],
+  [() => Object.assign(Object.create({ extra: 1 }), { name: "x" }), () => ({ name: "x", extra: 1 })],
+  [() => new Number(5), () => ({})],
+  [() => new String("ab"), () => ({ 0: "a", 1: "b" })],
+  [() => new Date(0), () => ({})],
+  [() => Object.assign(Object.create(null), { name: "x" }), () => ({ name: "x" })],
+  [() => ({ get name() { return "x"; } }), () => ({ name: "x" })],
+  [() => Object.assign(["x"], { toJSON: () => ["y"] }), () => ["x"]],
+  [() => Object.defineProperty(["x"], "toJSON", { value: () => ["y"] }), () => ["x"]],
+  [() => List.from(["x"]), () => ["x"]],
+];
+
+// `value` at `depth` of a config or tools value: inside objects and arrays, in turn.
+function nest(value, depth) {
+  return depth === 0 ? value : nest(depth % 2 === 0 ? { w: value, v: depth } : [depth, value], depth - 1);
+}
+
+test("a look-alike of plain data at any depth reads as its JSON text", () => {
+  const request = (seq, value) => ({ seq, time: seq, type: "request/header", data: { reason: "change", header: { config: value, tools: value } } });
+  for (let depth = 0; depth <= 9; depth++) {
+    for (const [i, [odd, plain]] of lookAlikes.entries()) {
+      // Many headers with the plain data first, so that the walk has met its shapes often.
+      const events = Array.from({ length: 150 }, (_, k) => request(k + 1, nest(plain(), depth)));
+      events.push(request(151, nest(odd(), depth)), request(152, nest(plain(), depth)), request(153, nest(odd(), depth)));
+      const fromObjects = outcome((c) => c.load(events, false));
+      assert.equal(fromObjects, outcome((c) => c.loadJson(JSON.stringify(events), false)), `depth ${depth}, look-alike ${i}`);
+    }
+  }
+});
+
+// Loads `events` as objects and as their JSON text, both with `name` defined on `prototype`
+// (not enumerable) as `value`, and compares what the two conversations show without it.
+function assertReadAsTextWithPrototypeMember(events, prototype, name, value) {
+  const define = () => Object.defineProperty(prototype, name, { value, configurable: true, writable: true });
+  const conversations = [];
+  try {
+    define();
+    const text = JSON.stringify(events);
+    for (const load of [(c) => c.load(events, false), (c) => c.loadJson(text, false)]) {
+      const conversation = new Conversation();
+      try {
+        load(conversation);
+        conversations.push(conversation);
+      } catch (error) {
+        conversation.free();
+        conversations.push({ code: error.code, index: error.index });
+      }
+    }
+  } finally {
+    delete prototype[name];
+  }
+  const [fromObjects, fromText] = conversations.map((c) => (c instanceof Conversation ? observe(c) : JSON.stringify(c)));
+  for (const c of conversations) if (c instanceof Conversation) c.free();
+  assert.equal(fromObjects, fromText);
+  return fromText;
+}
+
+test("a toJSON on Object.prototype or Array.prototype reads as JSON text", () => {
+  const events = [
+    { seq: 1, time: 1, type: "system/message", surfaceOp: "append", data: { message: { content: [{ type: "text", text: "A" }] } } },
+    toolsHeader(2, [{ name: "a" }]), toolsHeader(3, [{ name: "a" }]), toolsHeader(4, [{ name: "a" }, { name: "c", v: [1] }]),
+    toolsHeader(5, [{ name: "a" }, { name: "c", v: [1] }]),
+  ];
+  const plain = assertReadAsTextWithPrototypeMember(events, Object.prototype, "unused", 1);
+  function renamed() { return this.name === "a" ? { ...this, name: "b" } : this; }
+  assert.notEqual(assertReadAsTextWithPrototypeMember(events, Object.prototype, "toJSON", renamed), plain);
+  function longer() { return this.length === 1 ? [...this, "added"] : this; }
+  assert.notEqual(assertReadAsTextWithPrototypeMember(events, Array.prototype, "toJSON", longer), plain);
+});
+
+// A getter of an event's data gives Object.prototype a toJSON in the middle of a batch: the
+// events and tools after it read as JSON writes them then.
+test("a toJSON given to Object.prototype during a batch reads as JSON text", () => {
+  function renamed() { return this.name === "a" ? { ...this, name: "b" } : this; }
+  const polluting = {
+    seq: 3,
+    time: 3,
+    type: "request/header",
+    get data() {
+      Object.defineProperty(Object.prototype, "toJSON", { value: renamed, configurable: true, writable: true });
+      return { reason: "change", header: { tools: [{ name: "a" }] } };
+    },
+  };
+  const events = [toolsHeader(1, [{ name: "a" }]), toolsHeader(2, [{ name: "a" }]), polluting, toolsHeader(4, [{ name: "a" }])];
+  const observed = [];
+  for (const load of [(c) => c.load(events, false), (c) => c.loadJson(JSON.stringify(events), false)]) {
+    const conversation = new Conversation();
+    try {
+      load(conversation);
+    } finally {
+      delete Object.prototype.toJSON;
+    }
+    observed.push(observe(conversation));
+    conversation.free();
+  }
+  assert.equal(observed[0], observed[1]);
+  assert.match(observed[1], /"name":"b"/);
 });
