@@ -1,9 +1,10 @@
 //! A validating JSON scanner over UTF-8 text (RFC 8259), built for reading a few fields out of
 //! large documents: values the caller does not want are skipped without being built, and long
-//! strings are scanned eight bytes at a time.
+//! strings are scanned a block at a time (sixteen bytes with wasm SIMD, see `blocks`).
 
 use std::borrow::Cow;
 
+use super::blocks::{first_string_special, same_block, BLOCK};
 use super::value::{JsonObject, JsonValue};
 
 /// How deeply arrays and objects may nest before the text is rejected (the recursion that reads
@@ -80,7 +81,7 @@ pub(super) const HIGHS: u64 = 0x8080_8080_8080_8080;
 /// The high bit of each of the eight bytes of `word` (little-endian) that is `"`, `\` or a
 /// control character (below 0x20), and perhaps of some bytes after the first such byte (borrows
 /// run upwards), never of a byte before it: the lowest set bit marks the first special byte.
-fn string_specials(word: u64) -> u64 {
+pub(super) fn string_specials(word: u64) -> u64 {
     let quote = word ^ ONES.wrapping_mul(u64::from(b'"'));
     let backslash = word ^ ONES.wrapping_mul(u64::from(b'\\'));
     let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
@@ -94,7 +95,7 @@ fn is_string_special(byte: u8) -> bool {
 }
 
 /// Whether `a` and `b` are the same bytes. In wasm, where `==` on slices is a byte-by-byte loop,
-/// it compares eight bytes at a time.
+/// it compares a block at a time (see [`super::blocks`]).
 pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if cfg!(target_arch = "wasm32") {
         same_words(a, b)
@@ -103,14 +104,14 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
-/// [`same_bytes`], eight bytes at a time.
+/// [`same_bytes`], a block at a time.
 fn same_words(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
-    let (mut a_words, mut b_words) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (mut a_words, mut b_words) = (a.chunks_exact(BLOCK), b.chunks_exact(BLOCK));
     for (x, y) in (&mut a_words).zip(&mut b_words) {
-        if word(x) != word(y) {
+        if !same_block(x, y) {
             return false;
         }
     }
@@ -522,14 +523,13 @@ impl<'a> Reader<'a> {
     /// The end of the run of ordinary string bytes starting at `pos`.
     fn plain_run(&self, pos: usize) -> usize {
         let rest = self.bytes().get(pos..).unwrap_or_default();
-        let mut chunks = rest.chunks_exact(8);
+        let mut chunks = rest.chunks_exact(BLOCK);
         let mut run = pos;
         for chunk in &mut chunks {
-            let specials = string_specials(word(chunk));
-            if specials != 0 {
-                return run.saturating_add((specials.trailing_zeros() / 8) as usize);
+            if let Some(special) = first_string_special(chunk) {
+                return run.saturating_add(special);
             }
-            run = run.saturating_add(8);
+            run = run.saturating_add(BLOCK);
         }
         for &byte in chunks.remainder() {
             if is_string_special(byte) {
@@ -1047,7 +1047,7 @@ mod tests {
         assert!(Reader::new(&deep(100_000)).skip_value().is_err());
     }
 
-    /// `plain_run` (eight bytes at a time) against a byte-by-byte scan, on texts mixing bytes
+    /// `plain_run` (a block at a time) against a byte-by-byte scan, on texts mixing bytes
     /// next to the special ones, from every start.
     #[test]
     fn plain_runs_end_at_the_first_special_byte() {
