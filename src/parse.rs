@@ -20,28 +20,83 @@ pub(crate) mod packed;
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub(crate) mod stream;
 
-/// The codes of the keys the parser reads (see [`KeyCode`]).
+/// The keys of the objects the parser reads, each list in the order writers usually give them
+/// (see [`Members`](crate::json::reader::Members)), with each key's index in its list.
 mod keys {
-    use super::{key_code, KeyCode};
+    /// An event's members.
+    pub mod event {
+        use crate::json::reader::{key, Key};
 
-    pub const SEQ: KeyCode = key_code("seq");
-    pub const TIME: KeyCode = key_code("time");
-    pub const TYPE: KeyCode = key_code("type");
-    pub const SURFACE_OP: KeyCode = key_code("surfaceOp");
-    pub const DATA: KeyCode = key_code("data");
-    pub const OP: KeyCode = key_code("op");
-    pub const START_SEQ: KeyCode = key_code("startSeq");
-    pub const END_SEQ: KeyCode = key_code("endSeq");
-    pub const TURN: KeyCode = key_code("turn");
-    pub const STEP: KeyCode = key_code("step");
-    pub const MESSAGE: KeyCode = key_code("message");
-    pub const HEADER: KeyCode = key_code("header");
-    pub const REASON: KeyCode = key_code("reason");
-    pub const STARTS_SERIES: KeyCode = key_code("startsSeries");
-    pub const CONTENT: KeyCode = key_code("content");
-    pub const TEXT: KeyCode = key_code("text");
-    pub const CONFIG: KeyCode = key_code("config");
-    pub const TOOLS: KeyCode = key_code("tools");
+        pub const ALL: [Key; 5] = [
+            key("seq"),
+            key("time"),
+            key("type"),
+            key("data"),
+            key("surfaceOp"),
+        ];
+        pub const SEQ: usize = 0;
+        pub const TIME: usize = 1;
+        pub const TYPE: usize = 2;
+        pub const DATA: usize = 3;
+        pub const SURFACE_OP: usize = 4;
+    }
+
+    /// A replace `surfaceOp`'s members.
+    pub mod surface_op {
+        use crate::json::reader::{key, Key};
+
+        pub const ALL: [Key; 3] = [key("op"), key("startSeq"), key("endSeq")];
+        pub const OP: usize = 0;
+        pub const START_SEQ: usize = 1;
+        pub const END_SEQ: usize = 2;
+    }
+
+    /// `data`'s members.
+    pub mod data {
+        use crate::json::reader::{key, Key};
+
+        pub const ALL: [Key; 6] = [
+            key("turn"),
+            key("step"),
+            key("message"),
+            key("reason"),
+            key("header"),
+            key("startsSeries"),
+        ];
+        pub const TURN: usize = 0;
+        pub const STEP: usize = 1;
+        pub const MESSAGE: usize = 2;
+        pub const REASON: usize = 3;
+        pub const HEADER: usize = 4;
+        pub const STARTS_SERIES: usize = 5;
+    }
+
+    /// A message's members (`role` is listed only to be skipped without a search).
+    pub mod message {
+        use crate::json::reader::{key, Key};
+
+        pub const ALL: [Key; 2] = [key("role"), key("content")];
+        pub const ROLE: usize = 0;
+        pub const CONTENT: usize = 1;
+    }
+
+    /// A content block's members.
+    pub mod block {
+        use crate::json::reader::{key, Key};
+
+        pub const ALL: [Key; 2] = [key("type"), key("text")];
+        pub const TYPE: usize = 0;
+        pub const TEXT: usize = 1;
+    }
+
+    /// `data.header`'s members.
+    pub mod header {
+        use crate::json::reader::{key, Key};
+
+        pub const ALL: [Key; 2] = [key("config"), key("tools")];
+        pub const CONFIG: usize = 0;
+        pub const TOOLS: usize = 1;
+    }
 }
 
 /// The codes of the string values the parser matches (see [`KeyCode`]).
@@ -144,18 +199,19 @@ impl Batch {
         if self.first_error.is_some() {
             return reader.skip_value();
         }
-        let raw = RawEvent::read(reader)?;
-        self.accept(raw, interner);
+        let mut raw = RawEvent::default();
+        raw.read_in_place(reader)?;
+        self.accept(&mut raw, interner);
         Ok(())
     }
 
-    /// Validates `raw`, the next event of the batch, and keeps it or remembers its error.
-    fn accept(&mut self, raw: RawEvent<'_>, interner: &mut JsonInterner) {
+    /// Validates `raw`, the next event of the batch, and keeps it or remembers its error (what
+    /// it keeps is taken from `raw`).
+    fn accept(&mut self, raw: &mut RawEvent<'_>, interner: &mut JsonInterner) {
         // Until the first invalid event, every event read was kept: its index is the count.
         let index = self.events.len();
-        match raw.validate(index, interner, &mut self.given) {
-            Ok(event) => self.events.push(event),
-            Err(error) => self.first_error = Some(error),
+        if let Err(error) = raw.validate(index, interner, &mut self.given, &mut self.events) {
+            self.first_error = Some(error);
         }
     }
 
@@ -234,8 +290,19 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
-    /// Reads any value as [`Scalar::read`] does (strings are checked and skipped).
+    /// Reads any value as [`Scalar::read`] does (strings are checked and skipped). The common
+    /// value, a short integer, is read in place.
+    #[inline(always)]
     fn read(reader: &mut Reader<'_>) -> Step<Kind> {
+        match reader.short_integer() {
+            Some(value) => Ok(Kind::Number(value)),
+            None => Kind::read_any(reader),
+        }
+    }
+
+    /// [`Kind::read`], for any value.
+    #[inline(never)]
+    fn read_any(reader: &mut Reader<'_>) -> Step<Kind> {
         Ok(match reader.peek() {
             Some(b'"') => {
                 reader.skip_string()?;
@@ -359,25 +426,45 @@ pub(crate) struct RawObject<'a> {
     data: RawData<'a>,
 }
 
+impl Default for RawEvent<'_> {
+    fn default() -> Self {
+        RawEvent::NotObject(Kind::Absent)
+    }
+}
+
 impl<'a> RawEvent<'a> {
     /// Reads one event.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     fn read(reader: &mut Reader<'a>) -> Step<RawEvent<'a>> {
+        let mut raw = RawEvent::default();
+        raw.read_in_place(reader)?;
+        Ok(raw)
+    }
+
+    /// Reads one event in place of this one: the struct is not moved (in wasm, a move of a
+    /// struct this large is a `memory.copy`, which engines may run as a call out of wasm).
+    fn read_in_place(&mut self, reader: &mut Reader<'a>) -> Step<()> {
         if reader.peek() != Some(b'{') {
-            return Kind::read(reader).map(RawEvent::NotObject);
+            *self = RawEvent::NotObject(Kind::read(reader)?);
+            return Ok(());
         }
-        let mut raw = RawObject::default();
-        let mut object = reader.begin_object()?;
-        while let Some(key) = reader.next_key_code(&mut object)? {
-            match key {
-                keys::SEQ => raw.seq = Kind::read(reader)?,
-                keys::TIME => raw.time = Kind::read(reader)?,
-                keys::TYPE => raw.kind = TypeTag::read(reader)?,
-                keys::SURFACE_OP => raw.surface_op = RawSurfaceOp::read(reader)?,
-                keys::DATA => raw.data.read(reader, DataWants::for_type(raw.kind))?,
+        use keys::event::{ALL, DATA, SEQ, SURFACE_OP, TIME, TYPE};
+        *self = RawEvent::Object(RawObject::default());
+        let RawEvent::Object(raw) = self else {
+            return Ok(());
+        };
+        let mut members = reader.begin_members(&ALL, SEQ)?;
+        while let Some(member) = members.next(reader)? {
+            match member {
+                SEQ => raw.seq = Kind::read(reader)?,
+                TIME => raw.time = Kind::read(reader)?,
+                TYPE => raw.kind = TypeTag::read(reader)?,
+                SURFACE_OP => raw.surface_op = RawSurfaceOp::read(reader)?,
+                DATA => raw.data.read(reader, DataWants::for_type(raw.kind))?,
                 _ => reader.skip_value()?,
             }
         }
-        Ok(RawEvent::Object(raw))
+        Ok(())
     }
 }
 
@@ -406,17 +493,18 @@ impl<'a> RawSurfaceOp<'a> {
                 other => RawSurfaceOp::Other(Kind::of(&other)),
             });
         }
+        use keys::surface_op::{ALL, END_SEQ, OP, START_SEQ};
         let (mut op, mut replace) = (Kind::Absent, false);
         let (mut start, mut end) = (Kind::Absent, Kind::Absent);
-        let mut object = reader.begin_object()?;
-        while let Some(key) = reader.next_key_code(&mut object)? {
-            match key {
-                keys::OP => {
+        let mut members = reader.begin_members(&ALL, OP)?;
+        while let Some(member) = members.next(reader)? {
+            match member {
+                OP => {
                     let value = Scalar::read(reader)?;
                     (op, replace) = (Kind::of(&value), value.is_text("replace"));
                 }
-                keys::START_SEQ => start = Kind::read(reader)?,
-                keys::END_SEQ => end = Kind::read(reader)?,
+                START_SEQ => start = Kind::read(reader)?,
+                END_SEQ => end = Kind::read(reader)?,
                 _ => reader.skip_value()?,
             }
         }
@@ -527,19 +615,22 @@ impl<'a> RawData<'a> {
         if reader.peek() != Some(b'{') {
             return reader.skip_value();
         }
-        let mut object = reader.begin_object()?;
-        while let Some(key) = reader.next_key_code(&mut object)? {
-            match key {
-                keys::TURN => data.turn = Kind::read(reader)?,
-                keys::STEP => data.step = Kind::read(reader)?,
-                keys::MESSAGE if wants.message => data.text = read_prompt_text(reader)?,
-                keys::HEADER if wants.header => {
+        use keys::data::{ALL, HEADER, MESSAGE, REASON, STARTS_SERIES, STEP, TURN};
+        // A header's data usually starts with its reason, any other's with its turn.
+        let likely = if wants.message { TURN } else { REASON };
+        let mut members = reader.begin_members(&ALL, likely)?;
+        while let Some(member) = members.next(reader)? {
+            match member {
+                TURN => data.turn = Kind::read(reader)?,
+                STEP => data.step = Kind::read(reader)?,
+                MESSAGE if wants.message => data.text = read_prompt_text(reader)?,
+                HEADER if wants.header => {
                     let (config, tools) = read_header_fields(reader)?;
                     data.config = config;
                     data.tools = tools;
                 }
-                keys::REASON if wants.header => data.reason = read_reason(reader)?,
-                keys::STARTS_SERIES if wants.header => {
+                REASON if wants.header => data.reason = read_reason(reader)?,
+                STARTS_SERIES if wants.header => {
                     data.starts_series = Kind::read(reader)? == Kind::Bool(true);
                 }
                 _ => reader.skip_value()?,
@@ -567,10 +658,11 @@ fn read_prompt_text(reader: &mut Reader<'_>) -> Step<Option<String>> {
         reader.skip_value()?;
         return Ok(None);
     }
+    use keys::message::{ALL, CONTENT, ROLE};
     let mut text = String::new();
-    let mut object = reader.begin_object()?;
-    while let Some(key) = reader.next_key_code(&mut object)? {
-        if key == keys::CONTENT {
+    let mut members = reader.begin_members(&ALL, ROLE)?;
+    while let Some(member) = members.next(reader)? {
+        if member == CONTENT {
             text = read_content_text(reader)?;
         } else {
             reader.skip_value()?;
@@ -601,12 +693,13 @@ fn read_text_block<'a>(reader: &mut Reader<'a>) -> Step<Option<Cow<'a, str>>> {
         reader.skip_value()?;
         return Ok(None);
     }
+    use keys::block::{ALL, TEXT, TYPE};
     let (mut is_text, mut text) = (false, Scalar::Absent);
-    let mut object = reader.begin_object()?;
-    while let Some(key) = reader.next_key_code(&mut object)? {
-        match key {
-            keys::TYPE => is_text = read_string_code(reader)? == Some(names::TEXT),
-            keys::TEXT => text = Scalar::read(reader)?,
+    let mut members = reader.begin_members(&ALL, TYPE)?;
+    while let Some(member) = members.next(reader)? {
+        match member {
+            TYPE => is_text = read_string_code(reader)? == Some(names::TEXT),
+            TEXT => text = Scalar::read(reader)?,
             _ => reader.skip_value()?,
         }
     }
@@ -623,11 +716,12 @@ fn read_header_fields<'a>(reader: &mut Reader<'a>) -> Step<(HeaderJson<'a>, Head
         reader.skip_value()?;
         return Ok((config, tools));
     }
-    let mut object = reader.begin_object()?;
-    while let Some(key) = reader.next_key_code(&mut object)? {
-        match key {
-            keys::CONFIG => config = HeaderJson::read(reader, CONFIG_SLOT)?,
-            keys::TOOLS => tools = HeaderJson::read(reader, TOOLS_SLOT)?,
+    use keys::header::{ALL, CONFIG, TOOLS};
+    let mut members = reader.begin_members(&ALL, CONFIG)?;
+    while let Some(member) = members.next(reader)? {
+        match member {
+            CONFIG => config = HeaderJson::read(reader, CONFIG_SLOT)?,
+            TOOLS => tools = HeaderJson::read(reader, TOOLS_SLOT)?,
             _ => reader.skip_value()?,
         }
     }
@@ -635,13 +729,15 @@ fn read_header_fields<'a>(reader: &mut Reader<'a>) -> Step<(HeaderJson<'a>, Head
 }
 
 impl RawEvent<'_> {
-    /// Checks the event and keeps what the interpreter reads; `index` is its place in the batch.
+    /// Checks the event and pushes what the interpreter reads onto `events` (built there, not
+    /// moved there: see [`RawEvent::read_in_place`]); `index` is its place in the batch.
     fn validate(
-        self,
+        &mut self,
         index: usize,
         interner: &mut JsonInterner,
         given: &mut Given,
-    ) -> Result<SessionEvent, Error> {
+        events: &mut Vec<SessionEvent>,
+    ) -> Result<(), Error> {
         let raw = match self {
             RawEvent::Object(raw) => raw,
             RawEvent::NotObject(found) => {
@@ -658,7 +754,7 @@ impl RawEvent<'_> {
                 found: value.describe(),
             })?,
         };
-        let surface_op = validate_surface_op(raw.surface_op, index, seq)?;
+        let surface_op = validate_surface_op(&raw.surface_op, index, seq)?;
         let time = match raw.time {
             Kind::Number(time) => time,
             _ => 0.0,
@@ -670,30 +766,31 @@ impl RawEvent<'_> {
                 .map_or(TurnField::Absent, TurnField::Turn),
         };
         let step = raw.data.step.non_negative_integer();
-        let kind = event_kind(raw.kind, raw.data, interner, given);
-        Ok(SessionEvent {
+        let kind = event_kind(raw.kind, &mut raw.data, interner, given);
+        events.push(SessionEvent {
             seq,
             time,
             kind,
             surface_op,
             turn,
             step,
-        })
+        });
+        Ok(())
     }
 }
 
 fn event_kind(
     kind: TypeTag,
-    data: RawData,
+    data: &mut RawData,
     interner: &mut JsonInterner,
     given: &mut Given,
 ) -> EventKind {
     match kind {
         TypeTag::SystemMessage => EventKind::SystemMessage {
-            text: Rc::from(data.text.unwrap_or_default()),
+            text: Rc::from(data.text.take().unwrap_or_default()),
         },
         TypeTag::RequestHeader => {
-            let (reason, starts_series) = (data.reason, data.starts_series);
+            let (reason, starts_series) = (data.reason.clone(), data.starts_series);
             let tools_generation = data.tools.generation();
             let tools = match data.tools {
                 HeaderJson::Absent => interner.tools(None),
@@ -738,7 +835,7 @@ fn event_kind(
 }
 
 fn validate_surface_op(
-    raw: RawSurfaceOp,
+    raw: &RawSurfaceOp,
     index: usize,
     seq: Seq,
 ) -> Result<Option<SurfaceOp>, Error> {
@@ -779,8 +876,8 @@ fn validate_surface_op(
                 }
                 Ok(found)
             };
-            let start = endpoint("startSeq", &start)?;
-            let end = endpoint("endSeq", &end)?;
+            let start = endpoint("startSeq", start)?;
+            let end = endpoint("endSeq", end)?;
             Ok(Some(SurfaceOp::Replace { start, end }))
         }
     }

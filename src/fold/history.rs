@@ -64,6 +64,48 @@ fn keys_in(index: &Index, from: Seq, to: Seq) -> Vec<(Seq, Seq)> {
     index.range(range).map(|(key, _)| *key).collect()
 }
 
+/// Entry indices by seq, for the surviving replacements: a list ascending by seq, where a
+/// removed entry leaves its seq behind (so nothing moves). The fold adds seqs in ascending order,
+/// so adding is a push, and finding is a binary search instead of a walk down a tree.
+#[derive(Clone, Debug, Default)]
+struct BySeq {
+    items: Vec<(Seq, Option<usize>)>,
+}
+
+impl BySeq {
+    /// The entry index of `seq`.
+    fn get(&self, seq: Seq) -> Option<usize> {
+        let at = self.find(seq).ok()?;
+        self.items.get(at).and_then(|(_, index)| *index)
+    }
+
+    /// Sets the entry index of `seq`.
+    fn insert(&mut self, seq: Seq, index: usize) {
+        if self.items.last().is_none_or(|(last, _)| *last < seq) {
+            self.items.push((seq, Some(index)));
+            return;
+        }
+        match self.find(seq) {
+            Ok(at) => {
+                if let Some(item) = self.items.get_mut(at) {
+                    item.1 = Some(index);
+                }
+            }
+            Err(at) => self.items.insert(at, (seq, Some(index))),
+        }
+    }
+
+    /// Removes `seq`, returning its entry index.
+    fn remove(&mut self, seq: Seq) -> Option<usize> {
+        let at = self.find(seq).ok()?;
+        self.items.get_mut(at).and_then(|(_, index)| index.take())
+    }
+
+    fn find(&self, seq: Seq) -> Result<usize, usize> {
+        self.items.binary_search_by_key(&seq, |(seq, _)| *seq)
+    }
+}
+
 /// The entries surviving at one version.
 #[derive(Clone, Debug)]
 struct Checkpoint {
@@ -84,8 +126,8 @@ pub(super) struct History {
     nodes: Index,
     /// The keys of `nodes` whose node had nonempty text when the key was first added.
     nonempty: Index,
-    /// Surviving replacements by (seq, 0).
-    replacements: Index,
+    /// Surviving replacements by seq.
+    replacements: BySeq,
     /// Surviving replacements by (position, seq).
     by_position: Index,
     checkpoints: Vec<Checkpoint>,
@@ -102,7 +144,7 @@ impl Default for History {
             version: 0,
             nodes: Index::new(),
             nonempty: Index::new(),
-            replacements: Index::new(),
+            replacements: BySeq::default(),
             by_position: Index::new(),
             checkpoints: vec![Checkpoint {
                 version: 0,
@@ -120,6 +162,7 @@ impl History {
     /// A new record whose version 0 holds what survives at `version` of this one.
     pub fn branch(&self, version: Version) -> History {
         let mut branch = History::default();
+        let mut replacements = Vec::new();
         for entry in self.surviving_at(version) {
             let index = branch.entries.len();
             let key = (entry.position, entry.seq);
@@ -132,7 +175,7 @@ impl History {
                 }
                 None => {
                     branch.max_replacement = branch.max_replacement.max(Some(entry.seq));
-                    branch.replacements.insert((entry.seq, 0), index);
+                    replacements.push((entry.seq, Some(index)));
                     branch.by_position.insert(key, index);
                 }
             }
@@ -142,6 +185,11 @@ impl History {
                 ..entry.clone()
             });
         }
+        // The survivors come in no particular order: sorted once, not inserted one by one.
+        crate::sort::sort_by_key(&mut replacements, |(seq, _)| (*seq, 0, 0));
+        branch.replacements = BySeq {
+            items: replacements,
+        };
         branch.checkpoints.clear();
         branch.checkpoint();
         branch
@@ -179,8 +227,11 @@ impl History {
 
     /// The inherited position of a surviving replacement at the tip.
     pub fn replacement(&self, seq: Seq) -> Option<Seq> {
-        let index = self.replacements.get(&(seq, 0))?;
-        self.entries.get(*index).map(|entry| entry.position)
+        if self.max_replacement.is_none_or(|max| seq > max) {
+            return None;
+        }
+        let index = self.replacements.get(seq)?;
+        self.entries.get(index).map(|entry| entry.position)
     }
 
     /// The last surviving nonempty node at the tip, in surface order.
@@ -201,7 +252,7 @@ impl History {
             }
         }
         for (position, seq) in keys_in(&self.by_position, from, to) {
-            self.replacements.remove(&(seq, 0));
+            self.replacements.remove(seq);
             if let Some(index) = self.by_position.remove(&(position, seq)) {
                 self.kill(index);
             }
@@ -213,7 +264,7 @@ impl History {
         if self.max_replacement.is_none_or(|max| seq > max) {
             return;
         }
-        let Some(index) = self.replacements.remove(&(seq, 0)) else {
+        let Some(index) = self.replacements.remove(seq) else {
             return;
         };
         if let Some(position) = self.entries.get(index).map(|entry| entry.position) {
@@ -226,7 +277,7 @@ impl History {
     pub fn add_replacement(&mut self, seq: Seq, position: Seq) {
         let index = self.push(position, seq, None, false);
         self.max_replacement = self.max_replacement.max(Some(seq));
-        self.replacements.insert((seq, 0), index);
+        self.replacements.insert(seq, index);
         self.by_position.insert((position, seq), index);
     }
 
@@ -357,6 +408,36 @@ mod tests {
             text: Rc::from(text),
             update: false,
         })
+    }
+
+    /// Random inserts (mostly ascending, as the fold makes them, some not, some again), removals
+    /// and lookups agree with a map.
+    #[test]
+    fn by_seq_agrees_with_a_map() {
+        let mut next = seeded(13);
+        for _ in 0..200 {
+            let (mut by_seq, mut map) = (BySeq::default(), BTreeMap::new());
+            let mut top = 0;
+            for index in 0..200 {
+                let seq = match next(4) {
+                    0 => next(top as u64 + 2) as Seq,
+                    _ => {
+                        top += 1 + next(3) as Seq;
+                        top
+                    }
+                };
+                match next(3) {
+                    0 => assert_eq!(by_seq.remove(seq), map.remove(&seq), "remove {seq}"),
+                    _ => {
+                        by_seq.insert(seq, index);
+                        map.insert(seq, index);
+                    }
+                }
+                for seq in 0..=top + 1 {
+                    assert_eq!(by_seq.get(seq), map.get(&seq).copied(), "get {seq}");
+                }
+            }
+        }
     }
 
     /// `may_hold` says no only when the range holds no key (on small random indexes, every

@@ -2,6 +2,7 @@
 //! type that request headers keep. Owning it keeps the wasm module small (no general-purpose
 //! JSON library, no float formatting) and lets large logs be scanned at memory speed.
 
+pub(crate) mod blocks;
 mod number;
 pub(crate) mod reader;
 // Only the wasm build checks text it did not receive as a Rust string; native builds test it.

@@ -1,9 +1,10 @@
 //! A validating JSON scanner over UTF-8 text (RFC 8259), built for reading a few fields out of
 //! large documents: values the caller does not want are skipped without being built, and long
-//! strings are scanned eight bytes at a time.
+//! strings are scanned a block at a time (sixteen bytes with wasm SIMD, see `blocks`).
 
 use std::borrow::Cow;
 
+use super::blocks::{first_string_special, same_block, BLOCK};
 use super::value::{JsonObject, JsonValue};
 
 /// How deeply arrays and objects may nest before the text is rejected (the recursion that reads
@@ -80,7 +81,7 @@ pub(super) const HIGHS: u64 = 0x8080_8080_8080_8080;
 /// The high bit of each of the eight bytes of `word` (little-endian) that is `"`, `\` or a
 /// control character (below 0x20), and perhaps of some bytes after the first such byte (borrows
 /// run upwards), never of a byte before it: the lowest set bit marks the first special byte.
-fn string_specials(word: u64) -> u64 {
+pub(super) fn string_specials(word: u64) -> u64 {
     let quote = word ^ ONES.wrapping_mul(u64::from(b'"'));
     let backslash = word ^ ONES.wrapping_mul(u64::from(b'\\'));
     let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
@@ -94,7 +95,7 @@ fn is_string_special(byte: u8) -> bool {
 }
 
 /// Whether `a` and `b` are the same bytes. In wasm, where `==` on slices is a byte-by-byte loop,
-/// it compares eight bytes at a time.
+/// it compares a block at a time (see [`super::blocks`]).
 pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if cfg!(target_arch = "wasm32") {
         same_words(a, b)
@@ -103,14 +104,14 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
-/// [`same_bytes`], eight bytes at a time.
+/// [`same_bytes`], a block at a time.
 fn same_words(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
-    let (mut a_words, mut b_words) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (mut a_words, mut b_words) = (a.chunks_exact(BLOCK), b.chunks_exact(BLOCK));
     for (x, y) in (&mut a_words).zip(&mut b_words) {
-        if word(x) != word(y) {
+        if !same_block(x, y) {
             return false;
         }
     }
@@ -161,6 +162,108 @@ fn runtime_key_code(key: &[u8]) -> KeyCode {
             u128::from_le_bytes(bytes)
         }
         _ => LONG_KEY,
+    }
+}
+
+/// A key an object's reader looks for (see [`Members`]): its code, and the text of its member
+/// written without spaces, `"key":`, for finding it at the cursor with a word comparison or two.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Key {
+    code: KeyCode,
+    /// `"key":` as two little-endian words, zero past its end.
+    text: [u64; 2],
+    /// The bits of the two words `text` covers; none for a key too long for them, so that such
+    /// a key is never found from its text (it is found by its code).
+    mask: [u64; 2],
+    /// The length of `"key":`.
+    length: usize,
+}
+
+/// The [`Key`] of `key`.
+pub(crate) const fn key(key: &str) -> Key {
+    let length = key.len().wrapping_add(3);
+    let code = key_code(key);
+    if length > 16 {
+        // Never found from its text: no text has set bits where the mask has none.
+        return Key {
+            code,
+            text: [1, 0],
+            mask: [0, 0],
+            length,
+        };
+    }
+    let mut text = b'"' as u128;
+    let mut shift = 8u32;
+    let mut rest = key.as_bytes();
+    while let [byte, tail @ ..] = rest {
+        text |= (*byte as u128) << shift;
+        shift = shift.wrapping_add(8);
+        rest = tail;
+    }
+    text |= (b'"' as u128) << shift | (b':' as u128) << shift.wrapping_add(8);
+    let mask = match 1u128.checked_shl((length as u32).wrapping_mul(8)) {
+        Some(bit) => bit.wrapping_sub(1),
+        None => u128::MAX,
+    };
+    Key {
+        code,
+        text: [text as u64, (text >> 64) as u64],
+        mask: [mask as u64, (mask >> 64) as u64],
+        length,
+    }
+}
+
+/// The members of an object, read against a list of known keys in the order writers usually
+/// give them: each member is first looked for as the key after the last one found, written
+/// without spaces, which costs a word comparison or two; anything else is read the general way
+/// ([`Reader::next_key_code`]), with the same results.
+pub(crate) struct Members<'k> {
+    object: Container,
+    keys: &'k [Key],
+    /// The index in `keys` of the key looked for first.
+    likely: usize,
+}
+
+impl<'k> Members<'k> {
+    /// The members of the object whose `{` the reader took, `keys[likely]` looked for first.
+    pub fn new(object: Container, keys: &'k [Key], likely: usize) -> Members<'k> {
+        Members {
+            object,
+            keys,
+            likely,
+        }
+    }
+
+    /// The next member: `Some(index)` of its key in the list (the list's length for any other
+    /// key), with the cursor on its value, which the caller must read or skip; `None` after the
+    /// closing `}`.
+    #[inline(always)]
+    pub fn next(&mut self, reader: &mut Reader<'_>) -> Step<Option<usize>> {
+        if let Some(key) = self.keys.get(self.likely) {
+            if reader.compact_key(&mut self.object, key) {
+                self.likely = self.likely.saturating_add(1);
+                return Ok(Some(self.likely.saturating_sub(1)));
+            }
+        }
+        if reader.byte_at(reader.pos) == Some(b'}') {
+            reader.advance(1);
+            reader.leave();
+            return Ok(None);
+        }
+        self.search(reader)
+    }
+
+    /// [`Members::next`] for a member that is not the likely one: its key is read and searched
+    /// for in the list.
+    #[inline(never)]
+    fn search(&mut self, reader: &mut Reader<'_>) -> Step<Option<usize>> {
+        let Some(code) = reader.next_key_code(&mut self.object)? else {
+            return Ok(None);
+        };
+        let index = self.keys.iter().position(|key| key.code == code);
+        let index = index.unwrap_or(self.keys.len());
+        self.likely = index.saturating_add(1);
+        Ok(Some(index))
     }
 }
 
@@ -338,6 +441,13 @@ impl<'a> Reader<'a> {
         Ok(Container { started: false })
     }
 
+    /// Takes the `{` of an object, whose members are then read against `keys`, `keys[likely]`
+    /// looked for first (see [`Members`]).
+    pub fn begin_members<'k>(&mut self, keys: &'k [Key], likely: usize) -> Step<Members<'k>> {
+        let object = self.begin_object()?;
+        Ok(Members::new(object, keys, likely))
+    }
+
     /// The next key of the object, with the cursor on its value (which the caller must read or
     /// skip); `None` after the closing `}`.
     #[inline]
@@ -399,6 +509,34 @@ impl<'a> Reader<'a> {
         self.pos = end.checked_add(2)?;
         object.started = true;
         Some(code)
+    }
+
+    /// Takes the member start `,"key":` (or, before the first member, `"key":`) of `key` when
+    /// the text at the cursor is exactly that; anything else is `false`, with nothing taken.
+    #[inline(always)]
+    fn compact_key(&mut self, object: &mut Container, key: &Key) -> bool {
+        let bytes = self.bytes();
+        let start = match (object.started, bytes.get(self.pos)) {
+            (false, _) => self.pos,
+            (true, Some(b',')) => self.pos.saturating_add(1),
+            (true, _) => return false,
+        };
+        let at = |from: usize| {
+            let end = from.checked_add(8)?;
+            bytes.get(from..end).map(word)
+        };
+        let ([low_text, high_text], [low_mask, high_mask]) = (key.text, key.mask);
+        if at(start).is_none_or(|low| low & low_mask != low_text) {
+            return false;
+        }
+        if high_mask != 0
+            && at(start.saturating_add(8)).is_none_or(|high| high & high_mask != high_text)
+        {
+            return false;
+        }
+        self.pos = start.saturating_add(key.length);
+        object.started = true;
+        true
     }
 
     /// [`Reader::next_key_code`], the general way.
@@ -522,14 +660,13 @@ impl<'a> Reader<'a> {
     /// The end of the run of ordinary string bytes starting at `pos`.
     fn plain_run(&self, pos: usize) -> usize {
         let rest = self.bytes().get(pos..).unwrap_or_default();
-        let mut chunks = rest.chunks_exact(8);
+        let mut chunks = rest.chunks_exact(BLOCK);
         let mut run = pos;
         for chunk in &mut chunks {
-            let specials = string_specials(word(chunk));
-            if specials != 0 {
-                return run.saturating_add((specials.trailing_zeros() / 8) as usize);
+            if let Some(special) = first_string_special(chunk) {
+                return run.saturating_add(special);
             }
-            run = run.saturating_add(8);
+            run = run.saturating_add(BLOCK);
         }
         for &byte in chunks.remainder() {
             if is_string_special(byte) {
@@ -611,7 +748,7 @@ impl<'a> Reader<'a> {
 
     /// [`Reader::number`] for the common number, a positive integer of at most 15 digits: taken,
     /// with its value. Anything else is `None`, with nothing taken, for [`Reader::number`].
-    #[inline]
+    #[inline(always)]
     pub fn short_integer(&mut self) -> Option<f64> {
         let bytes = self.bytes();
         let mut value = match bytes.get(self.pos)? {
@@ -1047,7 +1184,7 @@ mod tests {
         assert!(Reader::new(&deep(100_000)).skip_value().is_err());
     }
 
-    /// `plain_run` (eight bytes at a time) against a byte-by-byte scan, on texts mixing bytes
+    /// `plain_run` (a block at a time) against a byte-by-byte scan, on texts mixing bytes
     /// next to the special ones, from every start.
     #[test]
     fn plain_runs_end_at_the_first_special_byte() {
@@ -1191,6 +1328,72 @@ mod tests {
                         let compact = read(text, 0);
                         assert_eq!(compact, read(text, 1), "{text:?}");
                         assert_eq!(compact, read(text, 2), "{text:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Members read against a list of keys, each key looked for first in turn, against keys read
+    /// the general way and searched for in the list: the same indices, stops and errors, member
+    /// after member, on every prefix of the text.
+    #[test]
+    fn members_are_read_as_searched_keys_are() {
+        let listed = [
+            "seq",
+            "surfaceOp",
+            "ab",
+            "eight___",
+            "thirteen_byte",
+            "fourteen_bytes",
+        ];
+        let keys = listed.map(key);
+        let read = |text: &str, likely: Option<usize>| {
+            let mut reader = Reader::new(text);
+            let mut steps = Vec::new();
+            let Ok(object) = reader.begin_object() else {
+                return steps;
+            };
+            let mut members = Members::new(object, &keys, likely.unwrap_or(0));
+            let mut object = Container::resumed(false);
+            loop {
+                let member = match likely {
+                    Some(_) => members.next(&mut reader),
+                    None => reader.next_key_code(&mut object).map(|code| {
+                        let code = code?;
+                        let at = keys.iter().position(|key| key.code == code);
+                        Some(at.unwrap_or(keys.len()))
+                    }),
+                };
+                let done = !matches!(member, Ok(Some(_)));
+                steps.push((member, reader.pos, reader.depth, reader.error().clone()));
+                if done || reader.skip_value().is_err() {
+                    return steps;
+                }
+            }
+        };
+        // Near misses of the listed keys: one byte changed, one more, one fewer.
+        let mut near: Vec<String> = Vec::new();
+        for listed in listed {
+            let (head, _) = listed.split_at(listed.len() - 1);
+            near.extend([format!("{head}x"), format!("{listed}x"), head.to_owned()]);
+        }
+        let near: Vec<&str> = near.iter().map(String::as_str).collect();
+        for key in TEST_KEYS.iter().chain(&listed).chain(&near) {
+            for other in listed {
+                for text in [
+                    format!("{{\"{key}\":1,\"{other}\":[2],\"{key}\":{{\"{other}\":3}}}}   "),
+                    format!("{{\"{other}\":1,\"{key}\":\"x\"}}"),
+                    format!("{{\"{key}\" :1 ,\"{other}\": 2, \"{key}\"}}"),
+                    format!("{{\"{other}\"x:1,\"{key}\":2}}"),
+                    format!("{{\"{key}\":1,}}"),
+                ] {
+                    for cut in (0..=text.len()).filter(|&cut| text.is_char_boundary(cut)) {
+                        let text = &text[..cut];
+                        let general = read(text, None);
+                        for likely in 0..=keys.len() {
+                            assert_eq!(read(text, Some(likely)), general, "{text:?} {likely}");
+                        }
                     }
                 }
             }

@@ -2,7 +2,7 @@
 //! wasm, where the standard check reads four bytes at a time: ASCII is checked 32 bytes at a
 //! time here, and only what is not ASCII goes to the standard check.
 
-use super::reader::{word, HIGHS};
+use super::blocks::{is_ascii_block, ASCII_BLOCK};
 
 /// How many bytes around non-ASCII text the standard check takes at a time.
 const STRETCH: usize = 256;
@@ -30,13 +30,10 @@ pub(crate) fn is_utf8(bytes: &[u8]) -> bool {
 
 /// The length of the longest run of whole 32-byte blocks of ASCII at the start of `bytes`.
 fn ascii_prefix(bytes: &[u8]) -> usize {
-    let mut blocks = bytes.chunks_exact(32);
-    let ascii = blocks.position(|block| {
-        let word_at = |at: usize| block.get(at..at.wrapping_add(8)).map_or(0, word);
-        (word_at(0) | word_at(8) | word_at(16) | word_at(24)) & HIGHS != 0
-    });
+    let mut blocks = bytes.chunks_exact(ASCII_BLOCK);
+    let ascii = blocks.position(|block| !is_ascii_block(block));
     match ascii {
-        Some(blocks) => blocks.saturating_mul(32),
+        Some(blocks) => blocks.saturating_mul(ASCII_BLOCK),
         None => bytes.len().saturating_sub(blocks.remainder().len()),
     }
 }

@@ -56,7 +56,7 @@ pub(crate) fn read_packed(
     // Records after the first invalid event are still read: JSON nested too deeply anywhere is
     // the error that wins, as malformed text is in a JSON batch.
     while let Some(tag) = cursor.numbers.next() {
-        let raw = match *tag {
+        let mut raw = match *tag {
             0.0 => {
                 let json = cursor.text()?;
                 let mut reader = Reader::resume(json.as_bytes(), 0, EVENT_DEPTH, remembered);
@@ -69,7 +69,7 @@ pub(crate) fn read_packed(
             tag => cursor.event(tag)?,
         };
         if events.first_error.is_none() {
-            events.accept(raw, interner);
+            events.accept(&mut raw, interner);
         }
     }
     events.finish()

@@ -224,19 +224,20 @@ fn array_step(
     if !reader.next_element(&mut Container::resumed(started))? {
         return Ok(Some(Progress::Closed));
     }
-    let raw = match batch.first_error {
-        Some(_) => {
-            reader.skip_value()?;
-            None
-        }
-        None => Some(RawEvent::read(reader)?),
-    };
+    // Read in place (see `RawEvent::read_in_place`).
+    let mut raw = RawEvent::default();
+    let valid = batch.first_error.is_none();
+    if valid {
+        raw.read_in_place(reader)?;
+    } else {
+        reader.skip_value()?;
+    }
     // A number right at the end of the text so far may go on in the next piece.
     if reader.peek().is_none() && !ended {
         return Ok(None);
     }
-    if let Some(raw) = raw {
-        batch.accept(raw, interner);
+    if valid {
+        batch.accept(&mut raw, interner);
     }
     Ok(Some(Progress::Element))
 }

@@ -1,0 +1,83 @@
+//! Bytes tested a block at a time: sixteen as one wasm SIMD vector when the build has `simd128`
+//! (scripts/build.sh builds it so), else eight as one word.
+
+#[cfg(target_feature = "simd128")]
+use core::arch::wasm32::{
+    u64x2, u8x16_bitmask, u8x16_eq, u8x16_lt, u8x16_splat, v128, v128_any_true, v128_or, v128_xor,
+};
+
+#[cfg(not(target_feature = "simd128"))]
+use super::reader::{string_specials, word, HIGHS};
+
+/// How many bytes [`first_string_special`] and [`same_block`] take.
+pub(crate) const BLOCK: usize = if cfg!(target_feature = "simd128") {
+    16
+} else {
+    8
+};
+
+/// How many bytes [`is_ascii_block`] takes.
+pub(crate) const ASCII_BLOCK: usize = 32;
+
+/// The sixteen bytes of `block` as a vector (zero if it has not sixteen bytes).
+#[cfg(target_feature = "simd128")]
+fn vector(block: &[u8]) -> v128 {
+    let half = |at: usize| {
+        let bytes = block.get(at..at.wrapping_add(8));
+        bytes.and_then(|bytes| <[u8; 8]>::try_from(bytes).ok())
+    };
+    let word = |at: usize| half(at).map_or(0, u64::from_le_bytes);
+    u64x2(word(0), word(8))
+}
+
+/// Where the first byte of `block` ([`BLOCK`] bytes) that is `"`, `\` or a control character
+/// (below 0x20) is, if one is.
+#[cfg(target_feature = "simd128")]
+#[inline]
+pub(crate) fn first_string_special(block: &[u8]) -> Option<usize> {
+    let bytes = vector(block);
+    let quote = u8x16_eq(bytes, u8x16_splat(b'"'));
+    let backslash = u8x16_eq(bytes, u8x16_splat(b'\\'));
+    let control = u8x16_lt(bytes, u8x16_splat(0x20));
+    let specials = u8x16_bitmask(v128_or(v128_or(quote, backslash), control));
+    (specials != 0).then_some(specials.trailing_zeros() as usize)
+}
+
+/// Where the first byte of `block` ([`BLOCK`] bytes) that is `"`, `\` or a control character
+/// (below 0x20) is, if one is.
+#[cfg(not(target_feature = "simd128"))]
+#[inline]
+pub(crate) fn first_string_special(block: &[u8]) -> Option<usize> {
+    let specials = string_specials(word(block));
+    (specials != 0).then_some((specials.trailing_zeros() / 8) as usize)
+}
+
+/// Whether blocks `a` and `b` ([`BLOCK`] bytes each) are the same bytes.
+#[cfg(target_feature = "simd128")]
+#[inline]
+pub(crate) fn same_block(a: &[u8], b: &[u8]) -> bool {
+    !v128_any_true(v128_xor(vector(a), vector(b)))
+}
+
+/// Whether blocks `a` and `b` ([`BLOCK`] bytes each) are the same bytes.
+#[cfg(not(target_feature = "simd128"))]
+#[inline]
+pub(crate) fn same_block(a: &[u8], b: &[u8]) -> bool {
+    word(a) == word(b)
+}
+
+/// Whether every byte of `block` ([`ASCII_BLOCK`] bytes) is ASCII.
+#[cfg(target_feature = "simd128")]
+#[inline]
+pub(crate) fn is_ascii_block(block: &[u8]) -> bool {
+    let half = |at: usize| vector(block.get(at..).unwrap_or_default());
+    u8x16_bitmask(v128_or(half(0), half(16))) == 0
+}
+
+/// Whether every byte of `block` ([`ASCII_BLOCK`] bytes) is ASCII.
+#[cfg(not(target_feature = "simd128"))]
+#[inline]
+pub(crate) fn is_ascii_block(block: &[u8]) -> bool {
+    let word_at = |at: usize| block.get(at..at.wrapping_add(8)).map_or(0, word);
+    (word_at(0) | word_at(8) | word_at(16) | word_at(24)) & HIGHS == 0
+}
