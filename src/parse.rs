@@ -321,6 +321,7 @@ impl Kind {
                 reader.skip_value()?;
                 Kind::Object
             }
+            // Tried again: `Kind::read` tried at the cursor, before any whitespace was skipped.
             _ => Kind::Number(match reader.short_integer() {
                 Some(value) => value,
                 None => reader.number()?,
@@ -434,7 +435,6 @@ impl Default for RawEvent<'_> {
 
 impl<'a> RawEvent<'a> {
     /// Reads one event.
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     fn read(reader: &mut Reader<'a>) -> Step<RawEvent<'a>> {
         let mut raw = RawEvent::default();
         raw.read_in_place(reader)?;
