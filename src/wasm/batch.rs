@@ -78,8 +78,10 @@ function isPlainData(data) {
   return data !== null && typeof data === "object" && typeof data.toJSON !== "function" && hasPlainPrototype(data);
 }
 
-// Whether `value` (an object) has the prototype of an object literal or none.
+// Whether `value` (an object) has the prototype of an object literal or none, and is not an array
+// (JSON writes an array as its items, whatever its prototype).
 function hasPlainPrototype(value) {
+  if (Array.isArray(value)) return false;
   const prototype = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
 }

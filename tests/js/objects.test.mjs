@@ -337,6 +337,9 @@ const lookAlikes = [
   [() => Object.assign(["x"], { toJSON: () => ["y"] }), () => ["x"]],
   [() => Object.defineProperty(["x"], "toJSON", { value: () => ["y"] }), () => ["x"]],
   [() => List.from(["x"]), () => ["x"]],
+  // An array with the prototype of a record, and a record with the prototype of an array.
+  [() => Object.setPrototypeOf(["x"], Object.prototype), () => ({ 0: "x" })],
+  [() => Object.setPrototypeOf({ 0: "x", length: 1 }, Array.prototype), () => ["x"]],
 ];
 
 // `value` at `depth` of a config or tools value: inside objects and arrays, in turn.
@@ -353,6 +356,27 @@ test("a look-alike of plain data at any depth reads as its JSON text", () => {
       events.push(request(151, nest(odd(), depth)), request(152, nest(plain(), depth)), request(153, nest(odd(), depth)));
       const fromObjects = outcome((c) => c.load(events, false));
       assert.equal(fromObjects, outcome((c) => c.loadJson(JSON.stringify(events), false)), `depth ${depth}, look-alike ${i}`);
+    }
+  }
+});
+
+// An array whose prototype is Object.prototype is still an array to JSON, which leaves its named
+// members out: an event, its data, a header or a message as one must not be read as a record.
+test("an array with the prototype of a record reads as its JSON text", () => {
+  const array = (members) => Object.setPrototypeOf(Object.assign(["item"], members), Object.prototype);
+  const headerData = { reason: "change", header: { tools: [{ name: "a" }] } };
+  const cases = [
+    [array({ seq: 1, time: 1, type: "request/header", data: headerData })],
+    [{ seq: 1, time: 1, type: "request/header", data: array(headerData) }],
+    [{ seq: 1, time: 1, type: "request/header", data: { reason: "change", header: array({ tools: [{ name: "a" }] }) } }],
+    [{ seq: 1, time: 1, type: "system/message", surfaceOp: "append", data: { message: array({ content: [{ type: "text", text: "A" }] }) } }],
+    [{ seq: 1, time: 1, type: "system/message", surfaceOp: "append", data: { message: { content: [array({ type: "text", text: "A" })] } } }],
+    [{ seq: 2, time: 1, type: "tool/result", surfaceOp: array({ op: "replace", startSeq: 1, endSeq: 1 }) }],
+  ];
+  for (const [i, events] of cases.entries()) {
+    const all = [{ seq: 1, time: 1, type: "system/message", surfaceOp: "append", data: { message: { content: [{ type: "text", text: "S" }] } } }, ...events];
+    for (const batch of [events, all]) {
+      assert.equal(outcome((c) => c.load(batch, false)), outcome((c) => c.loadJson(JSON.stringify(batch), false)), `case ${i}`);
     }
   }
 });
