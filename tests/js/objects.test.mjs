@@ -277,6 +277,8 @@ test("tools compared by tokens read as their JSON text", () => {
     // Near misses of one another's tokens: a part closed earlier or later, keys as values.
     () => [{ a: { b: 1, c: "c" } }], () => [{ a: { b: 1 }, c: "c" }], () => [{ a: { b: 1 } }, "c", "c"],
     () => [{ a: [1, "c"] }], () => [{ a: { 1: "c" } }], () => [{ a: {} }, { b: 1 }], () => [{ a: { b: 1 } }, { c: "c" }],
+    // A leaf, null or undefined where the previous tools had a record or a list, and the other way.
+    () => [{ v: null }], () => [null], () => [undefined], () => [{ v: undefined }], () => [{ v: [] }], () => [{ v: "v" }],
   ];
   const header = (seq, tools) => ({ seq, time: seq, type: "request/header", data: { reason: "change", header: { tools } } });
   let changes = 0;
@@ -305,17 +307,30 @@ test("an enumerable member added to Object.prototype during a batch does not mak
   assertReadAsTextWhilePolluted([toolsHeader(1, [{ name: "a", z: 1 }]), polluting, toolsHeader(3, [{ name: "a", z: 1 }])], false);
 });
 
-// The tokens comparison walks the objects at each of the first depths of a config or tools value
-// with a function of its own (matchMembers0, 1, ... in src/wasm/batch.rs), one function written
-// out again for each: they must stay the same code.
-test("the member matchers of every depth are the same code", () => {
+// The tokens comparison walks the records and lists at each of the first depths of a config or
+// tools value with functions of their own (matchRecord0, matchList0, 1, ... in src/wasm/batch.rs),
+// two functions written out again for each depth: they must stay the same code but for the
+// depth, each calling those of the next depth.
+test("the record and list matchers of every depth are the same code", () => {
   const source = readFileSync(join(repoRoot, "src", "wasm", "batch.rs"), "utf8");
-  const matchers = [...source.matchAll(/^function (matchMembers\w+)\(record, tokens, at, depth\) \{\n([\s\S]*?)\n\}$/gm)];
-  const names = matchers.map(([, name]) => name);
-  assert.deepEqual(names, ["matchMembers0", "matchMembers1", "matchMembers2", "matchMembers3", "matchMembers4", "matchMembers5", "matchMembersDeeper"]);
-  for (const [, name, body] of matchers) assert.equal(body, matchers[0][2], name);
-  const list = source.match(/^const MEMBER_MATCHERS = \[(.*)\];$/m);
-  assert.deepEqual(list?.[1].split(", "), names.slice(0, -1));
+  const depths = ["0", "1", "2", "3", "4", "5", "Deeper"];
+  for (const kind of ["Record", "List"]) {
+    const matchers = [...source.matchAll(new RegExp(`^function match${kind}(\\w+)\\((\\w+), tokens, at(, depth)?\\) \\{\\n([\\s\\S]*?)\\n\\}$`, "gm"))];
+    assert.deepEqual(matchers.map(([, depth]) => depth), depths, kind);
+    // Each body with the depth and the next written as placeholders; the last depths pass the depth on.
+    const general = ([, , , , body], i) => {
+      const next = depths[i + 1] ?? "Deeper";
+      return body.replaceAll(`Record${next}(`, "Record<next>(").replaceAll(`List${next}(`, "List<next>(")
+        .replace(/tokens, at \+ 1(, \d+|, depth \+ 1)?\)/g, "tokens, at + 1<depth>)")
+        .replace("  if (depth > MAX_COMPARE_DEPTH) return -1;\n", "");
+    };
+    const bodies = matchers.map(general);
+    for (const [i, body] of bodies.entries()) assert.equal(body, bodies[0], `match${kind}${depths[i]}`);
+    // The depth passed on: 6 from the last numbered depth, one more from the deeper one.
+    assert.match(matchers[5][4], /tokens, at \+ 1, 6\)/);
+    assert.match(matchers[6][4], /tokens, at \+ 1, depth \+ 1\)/);
+    assert.match(matchers[6][4], /^  if \(depth > MAX_COMPARE_DEPTH\) return -1;$/m);
+  }
 });
 
 // Values JSON writes differently from their own enumerable members, each with the plain data
