@@ -78,8 +78,10 @@ function isPlainData(data) {
   return data !== null && typeof data === "object" && typeof data.toJSON !== "function" && hasPlainPrototype(data);
 }
 
-// Whether `value` (an object) has the prototype of an object literal or none.
+// Whether `value` (an object) has the prototype of an object literal or none, and is not an array
+// (JSON writes an array as its items, whatever its prototype).
 function hasPlainPrototype(value) {
+  if (Array.isArray(value)) return false;
   const prototype = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
 }
@@ -130,7 +132,7 @@ class Previous {
   // Whether JSON.stringify(value) is certainly the previous value's JSON.
   same(value) {
     if (!this.flat || !nothingInherited()) return sameJson(value, this.value, 0);
-    return matchTokens(value, this.tokens, 0, 0) === this.tokens.length;
+    return matchTokens(value, this.tokens, 0) === this.tokens.length;
   }
 
   // Takes `value` as the previous value: `sent` tells whether it was sent, `same` whether as a
@@ -168,139 +170,293 @@ function flatten(value, tokens, depth) {
 }
 
 // The index after the tokens of `value` when they are those of `tokens` from `at`, else -1.
-// Leaves are compared where they are met rather than in a call: most values are leaves.
-function matchTokens(value, tokens, at, depth) {
-  if (typeof value !== "object" || value === null) return tokens[at] === value ? at + 1 : -1;
+function matchTokens(value, tokens, at) {
+  const token = tokens[at];
+  if (token === OPEN_OBJECT) return typeof value === "object" && value !== null ? matchRecord0(value, tokens, at + 1) : -1;
+  if (token === OPEN_ARRAY) return typeof value === "object" && value !== null ? matchList0(value, tokens, at + 1) : -1;
+  return token === value ? at + 1 : -1;
+}
+
+// matchTokens for the members of a record or the items of a list at a depth (0 for the config or
+// tools value itself), from after its OPEN_OBJECT or OPEN_ARRAY. The token at each member or item
+// tells what it must be: a leaf equal to the token (no value is ever equal to a marker), or an
+// object of the kind the marker opens, matched by the function of the next depth. The functions
+// below are two functions written out once for each of the first depths (tests/js/objects.test.mjs
+// checks that they stay the same but for the depth): a function's lookups keep their own record of
+// the shapes they met, so each meets only the objects at its depth (the tools, their parameters,
+// ...), which come in few shapes, and V8 then checks a shape where a lookup shared by all depths
+// looks toJSON, the prototype and the keys up for every object. Each calls those of the next depth
+// by name, not through a table, which V8 can inline; and a leaf costs one comparison.
+
+// The record matcher for depth 0.
+function matchRecord0(record, tokens, at) {
+  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
+  for (const key in record) {
+    if (tokens[at++] !== key) return -1;
+    const item = record[key];
+    const token = tokens[at];
+    if (token === item) {
+      at++;
+    } else if (token === OPEN_OBJECT) {
+      if (typeof item !== "object" || item === null || (at = matchRecord1(item, tokens, at + 1)) < 0) return -1;
+    } else if (token === OPEN_ARRAY) {
+      if (typeof item !== "object" || item === null || (at = matchList1(item, tokens, at + 1)) < 0) return -1;
+    } else {
+      return -1;
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// The list matcher for depth 0.
+function matchList0(list, tokens, at) {
+  if (!isPlainArray(list)) return -1;
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    const token = tokens[at];
+    if (token === item) {
+      at++;
+    } else if (token === OPEN_OBJECT) {
+      if (typeof item !== "object" || item === null || (at = matchRecord1(item, tokens, at + 1)) < 0) return -1;
+    } else if (token === OPEN_ARRAY) {
+      if (typeof item !== "object" || item === null || (at = matchList1(item, tokens, at + 1)) < 0) return -1;
+    } else {
+      return -1;
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// The record matcher for depth 1.
+function matchRecord1(record, tokens, at) {
+  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
+  for (const key in record) {
+    if (tokens[at++] !== key) return -1;
+    const item = record[key];
+    const token = tokens[at];
+    if (token === item) {
+      at++;
+    } else if (token === OPEN_OBJECT) {
+      if (typeof item !== "object" || item === null || (at = matchRecord2(item, tokens, at + 1)) < 0) return -1;
+    } else if (token === OPEN_ARRAY) {
+      if (typeof item !== "object" || item === null || (at = matchList2(item, tokens, at + 1)) < 0) return -1;
+    } else {
+      return -1;
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// The list matcher for depth 1.
+function matchList1(list, tokens, at) {
+  if (!isPlainArray(list)) return -1;
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    const token = tokens[at];
+    if (token === item) {
+      at++;
+    } else if (token === OPEN_OBJECT) {
+      if (typeof item !== "object" || item === null || (at = matchRecord2(item, tokens, at + 1)) < 0) return -1;
+    } else if (token === OPEN_ARRAY) {
+      if (typeof item !== "object" || item === null || (at = matchList2(item, tokens, at + 1)) < 0) return -1;
+    } else {
+      return -1;
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// The record matcher for depth 2.
+function matchRecord2(record, tokens, at) {
+  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
+  for (const key in record) {
+    if (tokens[at++] !== key) return -1;
+    const item = record[key];
+    const token = tokens[at];
+    if (token === item) {
+      at++;
+    } else if (token === OPEN_OBJECT) {
+      if (typeof item !== "object" || item === null || (at = matchRecord3(item, tokens, at + 1)) < 0) return -1;
+    } else if (token === OPEN_ARRAY) {
+      if (typeof item !== "object" || item === null || (at = matchList3(item, tokens, at + 1)) < 0) return -1;
+    } else {
+      return -1;
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// The list matcher for depth 2.
+function matchList2(list, tokens, at) {
+  if (!isPlainArray(list)) return -1;
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    const token = tokens[at];
+    if (token === item) {
+      at++;
+    } else if (token === OPEN_OBJECT) {
+      if (typeof item !== "object" || item === null || (at = matchRecord3(item, tokens, at + 1)) < 0) return -1;
+    } else if (token === OPEN_ARRAY) {
+      if (typeof item !== "object" || item === null || (at = matchList3(item, tokens, at + 1)) < 0) return -1;
+    } else {
+      return -1;
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// The record matcher for depth 3.
+function matchRecord3(record, tokens, at) {
+  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
+  for (const key in record) {
+    if (tokens[at++] !== key) return -1;
+    const item = record[key];
+    const token = tokens[at];
+    if (token === item) {
+      at++;
+    } else if (token === OPEN_OBJECT) {
+      if (typeof item !== "object" || item === null || (at = matchRecord4(item, tokens, at + 1)) < 0) return -1;
+    } else if (token === OPEN_ARRAY) {
+      if (typeof item !== "object" || item === null || (at = matchList4(item, tokens, at + 1)) < 0) return -1;
+    } else {
+      return -1;
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// The list matcher for depth 3.
+function matchList3(list, tokens, at) {
+  if (!isPlainArray(list)) return -1;
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    const token = tokens[at];
+    if (token === item) {
+      at++;
+    } else if (token === OPEN_OBJECT) {
+      if (typeof item !== "object" || item === null || (at = matchRecord4(item, tokens, at + 1)) < 0) return -1;
+    } else if (token === OPEN_ARRAY) {
+      if (typeof item !== "object" || item === null || (at = matchList4(item, tokens, at + 1)) < 0) return -1;
+    } else {
+      return -1;
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// The record matcher for depth 4.
+function matchRecord4(record, tokens, at) {
+  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
+  for (const key in record) {
+    if (tokens[at++] !== key) return -1;
+    const item = record[key];
+    const token = tokens[at];
+    if (token === item) {
+      at++;
+    } else if (token === OPEN_OBJECT) {
+      if (typeof item !== "object" || item === null || (at = matchRecord5(item, tokens, at + 1)) < 0) return -1;
+    } else if (token === OPEN_ARRAY) {
+      if (typeof item !== "object" || item === null || (at = matchList5(item, tokens, at + 1)) < 0) return -1;
+    } else {
+      return -1;
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// The list matcher for depth 4.
+function matchList4(list, tokens, at) {
+  if (!isPlainArray(list)) return -1;
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    const token = tokens[at];
+    if (token === item) {
+      at++;
+    } else if (token === OPEN_OBJECT) {
+      if (typeof item !== "object" || item === null || (at = matchRecord5(item, tokens, at + 1)) < 0) return -1;
+    } else if (token === OPEN_ARRAY) {
+      if (typeof item !== "object" || item === null || (at = matchList5(item, tokens, at + 1)) < 0) return -1;
+    } else {
+      return -1;
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// The record matcher for depth 5.
+function matchRecord5(record, tokens, at) {
+  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
+  for (const key in record) {
+    if (tokens[at++] !== key) return -1;
+    const item = record[key];
+    const token = tokens[at];
+    if (token === item) {
+      at++;
+    } else if (token === OPEN_OBJECT) {
+      if (typeof item !== "object" || item === null || (at = matchRecordDeeper(item, tokens, at + 1, 6)) < 0) return -1;
+    } else if (token === OPEN_ARRAY) {
+      if (typeof item !== "object" || item === null || (at = matchListDeeper(item, tokens, at + 1, 6)) < 0) return -1;
+    } else {
+      return -1;
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// The list matcher for depth 5.
+function matchList5(list, tokens, at) {
+  if (!isPlainArray(list)) return -1;
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    const token = tokens[at];
+    if (token === item) {
+      at++;
+    } else if (token === OPEN_OBJECT) {
+      if (typeof item !== "object" || item === null || (at = matchRecordDeeper(item, tokens, at + 1, 6)) < 0) return -1;
+    } else if (token === OPEN_ARRAY) {
+      if (typeof item !== "object" || item === null || (at = matchListDeeper(item, tokens, at + 1, 6)) < 0) return -1;
+    } else {
+      return -1;
+    }
+  }
+  return tokens[at] === CLOSE ? at + 1 : -1;
+}
+
+// The record matcher for the depths after those above.
+function matchRecordDeeper(record, tokens, at, depth) {
   if (depth > MAX_COMPARE_DEPTH) return -1;
-  if (Array.isArray(value)) {
-    return tokens[at] === OPEN_ARRAY && isPlainArray(value) ? matchItems(value, tokens, at + 1, depth) : -1;
-  }
-  if (tokens[at] !== OPEN_OBJECT) return -1;
-  const matchMembers = depth < MEMBER_MATCHERS.length ? MEMBER_MATCHERS[depth] : matchMembersDeeper;
-  return matchMembers(value, tokens, at + 1, depth);
-}
-
-// matchTokens for the items of a plain array, from after its OPEN_ARRAY.
-function matchItems(array, tokens, at, depth) {
-  for (let i = 0; i < array.length; i++) {
-    const item = array[i];
-    if (typeof item !== "object" || item === null) {
-      if (tokens[at++] !== item) return -1;
-    } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
+  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
+  for (const key in record) {
+    if (tokens[at++] !== key) return -1;
+    const item = record[key];
+    const token = tokens[at];
+    if (token === item) {
+      at++;
+    } else if (token === OPEN_OBJECT) {
+      if (typeof item !== "object" || item === null || (at = matchRecordDeeper(item, tokens, at + 1, depth + 1)) < 0) return -1;
+    } else if (token === OPEN_ARRAY) {
+      if (typeof item !== "object" || item === null || (at = matchListDeeper(item, tokens, at + 1, depth + 1)) < 0) return -1;
+    } else {
       return -1;
     }
   }
   return tokens[at] === CLOSE ? at + 1 : -1;
 }
 
-// matchTokens for the members of an object at a depth (0 for the config or tools value itself),
-// from after its OPEN_OBJECT, when it is a plain record. The functions below are one function
-// written out once for each of the first depths (tests/js/objects.test.mjs checks that they
-// stay the same): a function's lookups keep their own record of the shapes they met, so each
-// meets only the objects at its depth (the tools, their parameters, ...), which come in few
-// shapes, and V8 then checks a shape where a lookup shared by all depths looks toJSON, the
-// prototype and the keys up for every object.
-const MEMBER_MATCHERS = [matchMembers0, matchMembers1, matchMembers2, matchMembers3, matchMembers4, matchMembers5];
-
-// The copy for depth 0.
-function matchMembers0(record, tokens, at, depth) {
-  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
-  for (const key in record) {
-    if (tokens[at++] !== key) return -1;
-    const item = record[key];
-    if (typeof item !== "object" || item === null) {
-      if (tokens[at++] !== item) return -1;
-    } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
-      return -1;
-    }
-  }
-  return tokens[at] === CLOSE ? at + 1 : -1;
-}
-
-// The copy for depth 1.
-function matchMembers1(record, tokens, at, depth) {
-  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
-  for (const key in record) {
-    if (tokens[at++] !== key) return -1;
-    const item = record[key];
-    if (typeof item !== "object" || item === null) {
-      if (tokens[at++] !== item) return -1;
-    } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
-      return -1;
-    }
-  }
-  return tokens[at] === CLOSE ? at + 1 : -1;
-}
-
-// The copy for depth 2.
-function matchMembers2(record, tokens, at, depth) {
-  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
-  for (const key in record) {
-    if (tokens[at++] !== key) return -1;
-    const item = record[key];
-    if (typeof item !== "object" || item === null) {
-      if (tokens[at++] !== item) return -1;
-    } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
-      return -1;
-    }
-  }
-  return tokens[at] === CLOSE ? at + 1 : -1;
-}
-
-// The copy for depth 3.
-function matchMembers3(record, tokens, at, depth) {
-  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
-  for (const key in record) {
-    if (tokens[at++] !== key) return -1;
-    const item = record[key];
-    if (typeof item !== "object" || item === null) {
-      if (tokens[at++] !== item) return -1;
-    } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
-      return -1;
-    }
-  }
-  return tokens[at] === CLOSE ? at + 1 : -1;
-}
-
-// The copy for depth 4.
-function matchMembers4(record, tokens, at, depth) {
-  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
-  for (const key in record) {
-    if (tokens[at++] !== key) return -1;
-    const item = record[key];
-    if (typeof item !== "object" || item === null) {
-      if (tokens[at++] !== item) return -1;
-    } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
-      return -1;
-    }
-  }
-  return tokens[at] === CLOSE ? at + 1 : -1;
-}
-
-// The copy for depth 5.
-function matchMembers5(record, tokens, at, depth) {
-  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
-  for (const key in record) {
-    if (tokens[at++] !== key) return -1;
-    const item = record[key];
-    if (typeof item !== "object" || item === null) {
-      if (tokens[at++] !== item) return -1;
-    } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
-      return -1;
-    }
-  }
-  return tokens[at] === CLOSE ? at + 1 : -1;
-}
-
-// The copy for the depths after those of MEMBER_MATCHERS.
-function matchMembersDeeper(record, tokens, at, depth) {
-  if (typeof record.toJSON === "function" || !hasPlainPrototype(record)) return -1;
-  for (const key in record) {
-    if (tokens[at++] !== key) return -1;
-    const item = record[key];
-    if (typeof item !== "object" || item === null) {
-      if (tokens[at++] !== item) return -1;
-    } else if ((at = matchTokens(item, tokens, at, depth + 1)) < 0) {
+// The list matcher for the depths after those above.
+function matchListDeeper(list, tokens, at, depth) {
+  if (depth > MAX_COMPARE_DEPTH) return -1;
+  if (!isPlainArray(list)) return -1;
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    const token = tokens[at];
+    if (token === item) {
+      at++;
+    } else if (token === OPEN_OBJECT) {
+      if (typeof item !== "object" || item === null || (at = matchRecordDeeper(item, tokens, at + 1, depth + 1)) < 0) return -1;
+    } else if (token === OPEN_ARRAY) {
+      if (typeof item !== "object" || item === null || (at = matchListDeeper(item, tokens, at + 1, depth + 1)) < 0) return -1;
+    } else {
       return -1;
     }
   }

@@ -277,6 +277,8 @@ test("tools compared by tokens read as their JSON text", () => {
     // Near misses of one another's tokens: a part closed earlier or later, keys as values.
     () => [{ a: { b: 1, c: "c" } }], () => [{ a: { b: 1 }, c: "c" }], () => [{ a: { b: 1 } }, "c", "c"],
     () => [{ a: [1, "c"] }], () => [{ a: { 1: "c" } }], () => [{ a: {} }, { b: 1 }], () => [{ a: { b: 1 } }, { c: "c" }],
+    // A leaf, null or undefined where the previous tools had a record or a list, and the other way.
+    () => [{ v: null }], () => [null], () => [undefined], () => [{ v: undefined }], () => [{ v: [] }], () => [{ v: "v" }],
   ];
   const header = (seq, tools) => ({ seq, time: seq, type: "request/header", data: { reason: "change", header: { tools } } });
   let changes = 0;
@@ -305,17 +307,30 @@ test("an enumerable member added to Object.prototype during a batch does not mak
   assertReadAsTextWhilePolluted([toolsHeader(1, [{ name: "a", z: 1 }]), polluting, toolsHeader(3, [{ name: "a", z: 1 }])], false);
 });
 
-// The tokens comparison walks the objects at each of the first depths of a config or tools value
-// with a function of its own (matchMembers0, 1, ... in src/wasm/batch.rs), one function written
-// out again for each: they must stay the same code.
-test("the member matchers of every depth are the same code", () => {
+// The tokens comparison walks the records and lists at each of the first depths of a config or
+// tools value with functions of their own (matchRecord0, matchList0, 1, ... in src/wasm/batch.rs),
+// two functions written out again for each depth: they must stay the same code but for the
+// depth, each calling those of the next depth.
+test("the record and list matchers of every depth are the same code", () => {
   const source = readFileSync(join(repoRoot, "src", "wasm", "batch.rs"), "utf8");
-  const matchers = [...source.matchAll(/^function (matchMembers\w+)\(record, tokens, at, depth\) \{\n([\s\S]*?)\n\}$/gm)];
-  const names = matchers.map(([, name]) => name);
-  assert.deepEqual(names, ["matchMembers0", "matchMembers1", "matchMembers2", "matchMembers3", "matchMembers4", "matchMembers5", "matchMembersDeeper"]);
-  for (const [, name, body] of matchers) assert.equal(body, matchers[0][2], name);
-  const list = source.match(/^const MEMBER_MATCHERS = \[(.*)\];$/m);
-  assert.deepEqual(list?.[1].split(", "), names.slice(0, -1));
+  const depths = ["0", "1", "2", "3", "4", "5", "Deeper"];
+  for (const kind of ["Record", "List"]) {
+    const matchers = [...source.matchAll(new RegExp(`^function match${kind}(\\w+)\\((\\w+), tokens, at(, depth)?\\) \\{\\n([\\s\\S]*?)\\n\\}$`, "gm"))];
+    assert.deepEqual(matchers.map(([, depth]) => depth), depths, kind);
+    // Each body with the depth and the next written as placeholders; the last depths pass the depth on.
+    const general = ([, , , , body], i) => {
+      const next = depths[i + 1] ?? "Deeper";
+      return body.replaceAll(`Record${next}(`, "Record<next>(").replaceAll(`List${next}(`, "List<next>(")
+        .replace(/tokens, at \+ 1(, \d+|, depth \+ 1)?\)/g, "tokens, at + 1<depth>)")
+        .replace("  if (depth > MAX_COMPARE_DEPTH) return -1;\n", "");
+    };
+    const bodies = matchers.map(general);
+    for (const [i, body] of bodies.entries()) assert.equal(body, bodies[0], `match${kind}${depths[i]}`);
+    // The depth passed on: 6 from the last numbered depth, one more from the deeper one.
+    assert.match(matchers[5][4], /tokens, at \+ 1, 6\)/);
+    assert.match(matchers[6][4], /tokens, at \+ 1, depth \+ 1\)/);
+    assert.match(matchers[6][4], /^  if \(depth > MAX_COMPARE_DEPTH\) return -1;$/m);
+  }
 });
 
 // Values JSON writes differently from their own enumerable members, each with the plain data
@@ -337,6 +352,9 @@ const lookAlikes = [
   [() => Object.assign(["x"], { toJSON: () => ["y"] }), () => ["x"]],
   [() => Object.defineProperty(["x"], "toJSON", { value: () => ["y"] }), () => ["x"]],
   [() => List.from(["x"]), () => ["x"]],
+  // An array with the prototype of a record, and a record with the prototype of an array.
+  [() => Object.setPrototypeOf(["x"], Object.prototype), () => ({ 0: "x" })],
+  [() => Object.setPrototypeOf({ 0: "x", length: 1 }, Array.prototype), () => ["x"]],
 ];
 
 // `value` at `depth` of a config or tools value: inside objects and arrays, in turn.
@@ -353,6 +371,27 @@ test("a look-alike of plain data at any depth reads as its JSON text", () => {
       events.push(request(151, nest(odd(), depth)), request(152, nest(plain(), depth)), request(153, nest(odd(), depth)));
       const fromObjects = outcome((c) => c.load(events, false));
       assert.equal(fromObjects, outcome((c) => c.loadJson(JSON.stringify(events), false)), `depth ${depth}, look-alike ${i}`);
+    }
+  }
+});
+
+// An array whose prototype is Object.prototype is still an array to JSON, which leaves its named
+// members out: an event, its data, a header or a message as one must not be read as a record.
+test("an array with the prototype of a record reads as its JSON text", () => {
+  const array = (members) => Object.setPrototypeOf(Object.assign(["item"], members), Object.prototype);
+  const headerData = { reason: "change", header: { tools: [{ name: "a" }] } };
+  const cases = [
+    [array({ seq: 1, time: 1, type: "request/header", data: headerData })],
+    [{ seq: 1, time: 1, type: "request/header", data: array(headerData) }],
+    [{ seq: 1, time: 1, type: "request/header", data: { reason: "change", header: array({ tools: [{ name: "a" }] }) } }],
+    [{ seq: 1, time: 1, type: "system/message", surfaceOp: "append", data: { message: array({ content: [{ type: "text", text: "A" }] }) } }],
+    [{ seq: 1, time: 1, type: "system/message", surfaceOp: "append", data: { message: { content: [array({ type: "text", text: "A" })] } } }],
+    [{ seq: 2, time: 1, type: "tool/result", surfaceOp: array({ op: "replace", startSeq: 1, endSeq: 1 }) }],
+  ];
+  for (const [i, events] of cases.entries()) {
+    const all = [{ seq: 1, time: 1, type: "system/message", surfaceOp: "append", data: { message: { content: [{ type: "text", text: "S" }] } } }, ...events];
+    for (const batch of [events, all]) {
+      assert.equal(outcome((c) => c.load(batch, false)), outcome((c) => c.loadJson(JSON.stringify(batch), false)), `case ${i}`);
     }
   }
 });
