@@ -164,7 +164,7 @@ impl<'a> Cursor<'a> {
             ..RawData::default()
         };
         match kind {
-            TypeTag::SystemMessage => data.text = Some(self.text()?.to_owned()),
+            TypeTag::SystemMessage => data.text = Some(Cow::Borrowed(self.text()?)),
             TypeTag::RequestHeader => {
                 data.reason = match self.number()? {
                     1.0 => HeaderReason::Initial,
