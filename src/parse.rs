@@ -434,13 +434,6 @@ impl Default for RawEvent<'_> {
 }
 
 impl<'a> RawEvent<'a> {
-    /// Reads one event.
-    fn read(reader: &mut Reader<'a>) -> Step<RawEvent<'a>> {
-        let mut raw = RawEvent::default();
-        raw.read_in_place(reader)?;
-        Ok(raw)
-    }
-
     /// Reads one event in place of this one: the struct is not moved (in wasm, a move of a
     /// struct this large is a `memory.copy`, which engines may run as a call out of wasm).
     fn read_in_place(&mut self, reader: &mut Reader<'a>) -> Step<()> {

@@ -611,23 +611,23 @@ pub(crate) fn packed_events(events: &js_sys::Array) -> Result<PackedEvents, usiz
         // More numbers than the room (events added while packing): JS kept them.
         numbers = js_sys::Float64Array::from(moved).to_vec();
     }
-    let chunks: Vec<js_sys::Uint8Array> =
-        parts.iter().skip(2).map(js_sys::Uint8Array::from).collect();
-    let bytes = match chunks.as_slice() {
-        [chunk] => chunk.to_vec(),
-        chunks => {
-            let total = chunks.iter().map(|chunk| chunk.length() as usize).sum();
-            let mut bytes = Vec::with_capacity(total);
-            for chunk in chunks {
-                let at = bytes.len();
-                bytes.resize(at.saturating_add(chunk.length() as usize), 0);
-                if let Some(part) = bytes.get_mut(at..) {
-                    chunk.copy_to(part);
-                }
-            }
-            bytes
+    // The chunks of UTF-8 bytes, joined.
+    let chunks = 2..parts.length();
+    let chunk = |index| js_sys::Uint8Array::from(parts.get(index));
+    let total = chunks
+        .clone()
+        .map(|index| chunk(index).length() as usize)
+        .sum();
+    let mut bytes = vec![0u8; total];
+    let mut at: usize = 0;
+    for index in chunks {
+        let chunk = chunk(index);
+        let end = at.saturating_add(chunk.length() as usize);
+        if let Some(part) = bytes.get_mut(at..end) {
+            chunk.copy_to(part);
         }
-    };
+        at = end;
+    }
     // encodeInto writes UTF-8; an engine that did not would make every text empty.
     let text = String::from_utf8(bytes).unwrap_or_default();
     Ok(PackedEvents { numbers, text })
