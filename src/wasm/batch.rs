@@ -332,20 +332,19 @@ class Packer {
 
   // Makes room for `slots` more numbers.
   reserve(slots) {
-    let numbers = this.numbers;
+    if (this.count + slots <= this.numbers.length) return;
     // When the wasm memory grows (code that a getter runs may make it grow), views of it are
     // emptied; the numbers stay at their address.
-    if (numbers.length === 0 && this.inWasm) {
-      numbers = this.numbers = new Float64Array(this.memory.buffer, this.address, this.room);
+    if (this.inWasm && this.numbers.length === 0) {
+      this.numbers = new Float64Array(this.memory.buffer, this.address, this.room);
+      if (this.count + slots <= this.numbers.length) return;
     }
-    if (this.count + slots > numbers.length) {
-      // More events than the batch had at the start (a getter added some): the numbers go on in
-      // JS, and cross in a copy.
-      const grown = new Float64Array(Math.max(numbers.length * 2, this.count + slots));
-      grown.set(numbers.subarray(0, this.count));
-      this.numbers = grown;
-      this.inWasm = false;
-    }
+    // More events than the batch had at the start (a getter added some): the numbers go on in
+    // JS, and cross in a copy.
+    const grown = new Float64Array(Math.max(this.numbers.length * 2, this.count + slots));
+    grown.set(this.numbers.subarray(0, this.count));
+    this.numbers = grown;
+    this.inWasm = false;
   }
 
   push(value) {
