@@ -1,5 +1,6 @@
 //! A batch of JS event objects, taken apart in JS into a packed batch (numbers and UTF-8 text;
-//! the layout is documented in `parse::packed`) that crosses into wasm in two copies.
+//! the layout is documented in `parse::packed`): JS writes the numbers straight into wasm memory,
+//! and the text crosses in one copy.
 //!
 //! Writing whole events as JSON text costs more than everything else a load does: a session's
 //! tool results and assistant texts are most of its bytes, every request header repeats the same
