@@ -109,7 +109,10 @@ impl Analysis {
         let inspection = event.header().map(|header| {
             let previous = self.inspections.last().map(|(_, last)| &last.prompt);
             let system = before.and_then(|state| state.effective());
-            inspect_header(previous, event.seq, event.time, header, system)
+            // Boxed where it is made: moved into a box when pushed, it was copied twice.
+            Box::new(inspect_header(
+                previous, event.seq, event.time, header, system,
+            ))
         });
         let folded = event
             .is_relevant()
@@ -120,7 +123,7 @@ impl Analysis {
             location,
             before,
             after: folded.as_ref().or(before),
-            inspection: inspection.as_ref(),
+            inspection: inspection.as_deref(),
         };
         let cards = self.chat.observe(&seen);
         delta.added.extend(cards.added);
@@ -130,7 +133,7 @@ impl Analysis {
             self.states.push((event.seq, after));
         }
         if let Some(inspection) = inspection {
-            self.inspections.push((event.seq, Box::new(inspection)));
+            self.inspections.push((event.seq, inspection));
         }
     }
 

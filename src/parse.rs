@@ -434,13 +434,6 @@ impl Default for RawEvent<'_> {
 }
 
 impl<'a> RawEvent<'a> {
-    /// Reads one event.
-    fn read(reader: &mut Reader<'a>) -> Step<RawEvent<'a>> {
-        let mut raw = RawEvent::default();
-        raw.read_in_place(reader)?;
-        Ok(raw)
-    }
-
     /// Reads one event in place of this one: the struct is not moved (in wasm, a move of a
     /// struct this large is a `memory.copy`, which engines may run as a call out of wasm).
     fn read_in_place(&mut self, reader: &mut Reader<'a>) -> Step<()> {
@@ -583,7 +576,9 @@ impl<'a> HeaderJson<'a> {
 struct RawData<'a> {
     turn: Kind,
     step: Kind,
-    text: Option<String>,
+    /// The prompt text: borrowed from the batch when it is one text block without escapes,
+    /// copied once more into the event's shared text.
+    text: Option<Cow<'a, str>>,
     config: HeaderJson<'a>,
     tools: HeaderJson<'a>,
     /// `reason` as the header's reason (`Other` when absent or not a known string).
@@ -653,13 +648,13 @@ fn read_reason(reader: &mut Reader<'_>) -> Step<HeaderReason> {
 
 /// A message's prompt text: every `{type: "text", text}` block of `content` joined with `""`.
 /// `None` when the message is not an object; an object without an array `content` is `""`.
-fn read_prompt_text(reader: &mut Reader<'_>) -> Step<Option<String>> {
+fn read_prompt_text<'a>(reader: &mut Reader<'a>) -> Step<Option<Cow<'a, str>>> {
     if reader.peek() != Some(b'{') {
         reader.skip_value()?;
         return Ok(None);
     }
     use keys::message::{ALL, CONTENT, ROLE};
-    let mut text = String::new();
+    let mut text = Cow::Borrowed("");
     let mut members = reader.begin_members(&ALL, ROLE)?;
     while let Some(member) = members.next(reader)? {
         if member == CONTENT {
@@ -672,8 +667,8 @@ fn read_prompt_text(reader: &mut Reader<'_>) -> Step<Option<String>> {
 }
 
 /// The joined text of a `content` array (anything else is `""`).
-fn read_content_text(reader: &mut Reader<'_>) -> Step<String> {
-    let mut text = String::new();
+fn read_content_text<'a>(reader: &mut Reader<'a>) -> Step<Cow<'a, str>> {
+    let mut text = Cow::Borrowed("");
     if reader.peek() != Some(b'[') {
         reader.skip_value()?;
         return Ok(text);
@@ -681,7 +676,11 @@ fn read_content_text(reader: &mut Reader<'_>) -> Step<String> {
     let mut array = reader.begin_array()?;
     while reader.next_element(&mut array)? {
         if let Some(part) = read_text_block(reader)? {
-            text.push_str(&part);
+            if text.is_empty() {
+                text = part;
+            } else {
+                text.to_mut().push_str(&part);
+            }
         }
     }
     Ok(text)
@@ -787,7 +786,7 @@ fn event_kind(
 ) -> EventKind {
     match kind {
         TypeTag::SystemMessage => EventKind::SystemMessage {
-            text: Rc::from(data.text.take().unwrap_or_default()),
+            text: Rc::from(data.text.as_deref().unwrap_or_default()),
         },
         TypeTag::RequestHeader => {
             let (reason, starts_series) = (data.reason.clone(), data.starts_series);

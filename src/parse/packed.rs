@@ -20,7 +20,7 @@
 
 use std::borrow::Cow;
 
-use super::{Batch, HeaderJson, Kind, RawData, RawEvent, RawObject, RawSurfaceOp, TypeTag};
+use super::{Batch, HeaderJson, Kind, RawEvent, RawObject, RawSurfaceOp, TypeTag};
 use crate::error::Error;
 use crate::event::{HeaderReason, SessionEvent};
 use crate::intern::JsonInterner;
@@ -53,21 +53,22 @@ pub(crate) fn read_packed(
     // The readers of events sent as JSON text go on one from the other, as the lines of JSON
     // lines do, so that the generations of what they remember name one text in the batch.
     let mut remembered = [None; SLOTS];
+    // One event, read in place record after record: in wasm, a move of a struct this large is a
+    // `memory.copy`, which engines may run as a call out of wasm.
+    let mut raw = RawEvent::default();
     // Records after the first invalid event are still read: JSON nested too deeply anywhere is
     // the error that wins, as malformed text is in a JSON batch.
     while let Some(tag) = cursor.numbers.next() {
-        let mut raw = match *tag {
-            0.0 => {
-                let json = cursor.text()?;
-                let mut reader = Reader::resume(json.as_bytes(), 0, EVENT_DEPTH, remembered);
-                let raw = RawEvent::read(&mut reader)
-                    .and_then(|raw| reader.finish().map(|()| raw))
-                    .map_err(|Failed| malformed(json, reader.error(), 0))?;
-                remembered = reader.remembered();
-                raw
-            }
-            tag => cursor.event(tag)?,
-        };
+        if *tag == 0.0 {
+            let json = cursor.text()?;
+            let mut reader = Reader::resume(json.as_bytes(), 0, EVENT_DEPTH, remembered);
+            raw.read_in_place(&mut reader)
+                .and_then(|()| reader.finish())
+                .map_err(|Failed| malformed(json, reader.error(), 0))?;
+            remembered = reader.remembered();
+        } else {
+            cursor.event_in_place(*tag, &mut raw)?;
+        }
         if events.first_error.is_none() {
             events.accept(&mut raw, interner);
         }
@@ -132,8 +133,8 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// The rest of a record whose tag is `tag`.
-    fn event(&mut self, tag: f64) -> Result<RawEvent<'a>, Error> {
+    /// The rest of a record whose tag is `tag`, read in place of `raw`.
+    fn event_in_place(&mut self, tag: f64, raw: &mut RawEvent<'a>) -> Result<(), Error> {
         let kind = match tag {
             1.0 => TypeTag::SystemMessage,
             2.0 => TypeTag::RequestHeader,
@@ -158,13 +159,19 @@ impl<'a> Cursor<'a> {
             },
             _ => return Err(not_packed()),
         };
-        let mut data = RawData {
-            turn: slot(self.number()?),
-            step: slot(self.number()?),
-            ..RawData::default()
+        *raw = RawEvent::Object(RawObject::default());
+        let RawEvent::Object(raw) = raw else {
+            return Err(not_packed());
         };
+        raw.seq = seq;
+        raw.time = time;
+        raw.kind = kind;
+        raw.surface_op = surface_op;
+        let data = &mut raw.data;
+        data.turn = slot(self.number()?);
+        data.step = slot(self.number()?);
         match kind {
-            TypeTag::SystemMessage => data.text = Some(self.text()?.to_owned()),
+            TypeTag::SystemMessage => data.text = Some(Cow::Borrowed(self.text()?)),
             TypeTag::RequestHeader => {
                 data.reason = match self.number()? {
                     1.0 => HeaderReason::Initial,
@@ -179,13 +186,7 @@ impl<'a> Cursor<'a> {
             }
             _ => {}
         }
-        Ok(RawEvent::Object(RawObject {
-            seq,
-            time,
-            kind,
-            surface_op,
-            data,
-        }))
+        Ok(())
     }
 }
 

@@ -1,5 +1,6 @@
 //! A batch of JS event objects, taken apart in JS into a packed batch (numbers and UTF-8 text;
-//! the layout is documented in `parse::packed`) that crosses into wasm in two copies.
+//! the layout is documented in `parse::packed`): JS writes the numbers straight into wasm memory,
+//! and the text crosses in one copy.
 //!
 //! Writing whole events as JSON text costs more than everything else a load does: a session's
 //! tool results and assistant texts are most of its bytes, every request header repeats the same
@@ -463,16 +464,22 @@ function matchListDeeper(list, tokens, at, depth) {
   return tokens[at] === CLOSE ? at + 1 : -1;
 }
 
-// The most numbers an event takes: a header's eight, its reason and series flag, and its config
-// and tools markers or text lengths. Reserving that for every event means a batch never
-// regrows: a regrowth copied the whole array, and the unused end of a large zeroed array is
-// mostly never touched.
-const MOST_SLOTS = 12;
+// The largest chunk of UTF-8 bytes allocated at once (see Packer.write).
+const MOST_CHUNK = 1 << 22;
 
 class Packer {
-  constructor(events) {
-    this.numbers = new Float64Array(events * MOST_SLOTS + 64);
+  // `room` numbers from `address` in `memory`, the wasm memory, are free for the records: the
+  // Rust side reserves the most numbers an event takes (MOST_SLOTS) for every event, and the
+  // numbers are written there, neither allocated in JS nor copied.
+  constructor(memory, address, room) {
+    this.memory = memory;
+    this.address = address;
+    this.room = room;
+    this.numbers = new Float64Array(memory.buffer, address, room);
+    this.inWasm = true;
     this.count = 0;
+    // The UTF-8 bytes: full chunks, then the chunk being written.
+    this.chunks = [];
     this.bytes = new Uint8Array(1 << 16);
     this.length = 0;
     // The config and tools of the previous header in the batch.
@@ -482,11 +489,19 @@ class Packer {
 
   // Makes room for `slots` more numbers.
   reserve(slots) {
-    if (this.count + slots > this.numbers.length) {
-      const numbers = new Float64Array(Math.max(this.numbers.length * 2, this.count + slots));
-      numbers.set(this.numbers);
-      this.numbers = numbers;
+    if (this.count + slots <= this.numbers.length) return;
+    // When the wasm memory grows (code that a getter runs may make it grow), views of it are
+    // emptied; the numbers stay at their address.
+    if (this.inWasm && this.numbers.length === 0) {
+      this.numbers = new Float64Array(this.memory.buffer, this.address, this.room);
+      if (this.count + slots <= this.numbers.length) return;
     }
+    // More events than the batch had at the start (a getter added some): the numbers go on in
+    // JS, and cross in a copy.
+    const grown = new Float64Array(Math.max(this.numbers.length * 2, this.count + slots));
+    grown.set(this.numbers.subarray(0, this.count));
+    this.numbers = grown;
+    this.inWasm = false;
   }
 
   push(value) {
@@ -495,12 +510,14 @@ class Packer {
   }
 
   // Appends `text` as UTF-8 (lone surrogates become U+FFFD) and returns its length in bytes.
+  // When the chunk has no room for it, it goes into a new chunk: growing one array instead
+  // copied every byte written so far at each growth.
   write(text) {
-    const room = this.length + text.length * 3;
-    if (room > this.bytes.length) {
-      const bytes = new Uint8Array(Math.max(room, this.bytes.length * 2));
-      bytes.set(this.bytes.subarray(0, this.length));
-      this.bytes = bytes;
+    const room = text.length * 3;
+    if (this.length + room > this.bytes.length) {
+      this.chunks.push(this.bytes.subarray(0, this.length));
+      this.bytes = new Uint8Array(Math.max(room, Math.min(this.bytes.length * 2, MOST_CHUNK)));
+      this.length = 0;
     }
     const { written } = encoder.encodeInto(text, this.bytes.subarray(this.length));
     this.length += written;
@@ -509,6 +526,13 @@ class Packer {
 
   text(text) {
     this.push(this.write(text));
+  }
+
+  // [the count of numbers, null when they are in wasm memory or else the numbers, then the
+  // chunks of UTF-8 bytes in order].
+  finish() {
+    this.chunks.push(this.bytes.subarray(0, this.length));
+    return [this.count, this.inWasm ? null : this.numbers.subarray(0, this.count), ...this.chunks];
   }
 
   // A header's config or tools: absent, the previous header's, or its JSON text. It becomes
@@ -523,12 +547,14 @@ class Packer {
   }
 
   event(event) {
-    const count = this.count, length = this.length;
+    const count = this.count, chunks = this.chunks.length, bytes = this.bytes, length = this.length;
     try {
       this.members(event);
     } catch (error) {
       if (error !== AS_JSON) throw error;
       this.count = count;
+      this.chunks.length = chunks;
+      this.bytes = bytes;
       this.length = length;
       // The Rust side reads this one as JSON: the next header sends its config and tools.
       this.config.present = this.tools.present = false;
@@ -578,7 +604,7 @@ class Packer {
 
   // Every `{type: "text", text}` block of `message.content`, joined.
   promptText(message) {
-    const start = this.length;
+    let length = 0;
     if (isPlainRecord(message)) {
       const content = message.content;
       if (isPlainArray(content)) {
@@ -587,7 +613,7 @@ class Packer {
           if (isSimple(block)) continue;
           if (!isPlainRecord(block)) throw AS_JSON;
           const { type, text } = block;
-          if (type === "text" && typeof text === "string") this.write(text);
+          if (type === "text" && typeof text === "string") length += this.write(text);
           else if (!isSimple(type) || !isSimple(text)) throw AS_JSON;
         }
       } else if (!isSimple(content)) {
@@ -596,7 +622,7 @@ class Packer {
     } else if (!isSimple(message)) {
       throw AS_JSON;
     }
-    this.push(this.length - start);
+    this.push(length);
   }
 
   header(data) {
@@ -667,23 +693,35 @@ function own(record, key) {
   return Object.prototype.propertyIsEnumerable.call(record, key) ? record[key] : undefined;
 }
 
-// The packed batch [numbers, UTF-8 bytes], or the index of the first event that cannot be read
-// (a getter that throws) or written as JSON (a BigInt, a cycle).
-export function promptfoldPackBatch(events) {
-  const packer = new Packer(events.length);
+// The packed batch (see Packer.finish), its numbers written from `address` in `memory` (room for
+// `room`), or the index of the first event that cannot be read (a getter that throws) or written
+// as JSON (a BigInt, a cycle).
+export function promptfoldPackBatch(events, memory, address, room) {
+  const packer = new Packer(memory, address, room);
   let i = 0;
   try {
     for (; i < events.length; i++) packer.event(events[i]);
   } catch {
     return i;
   }
-  return [packer.numbers.subarray(0, packer.count), packer.bytes.subarray(0, packer.length)];
+  return packer.finish();
 }
 "#)]
 extern "C" {
     #[wasm_bindgen(js_name = promptfoldPackBatch, catch)]
-    fn pack_batch(events: &js_sys::Array) -> Result<JsValue, JsValue>;
+    fn pack_batch(
+        events: &js_sys::Array,
+        memory: &JsValue,
+        address: usize,
+        room: usize,
+    ) -> Result<JsValue, JsValue>;
 }
+
+/// The most numbers an event takes: a header's eight, its reason and series flag, and its config
+/// and tools markers or text lengths. So much room for every event means JS can write the
+/// numbers straight into wasm memory: a typed array allocated in JS for each batch (then copied)
+/// cost the copy, its zeroing, and more frequent garbage collection of the whole JS heap.
+const MOST_SLOTS: usize = 12;
 
 /// A packed batch copied into wasm memory (see `parse::packed`).
 pub(crate) struct PackedEvents {
@@ -706,12 +744,46 @@ impl PackedEvents {
 /// The events of `events` as a packed batch (`Ok`), or the index of the first event that JS
 /// cannot read or `JSON.stringify` cannot write (`Err`).
 pub(crate) fn packed_events(events: &js_sys::Array) -> Result<PackedEvents, usize> {
-    let result = pack_batch(events).unwrap_or(JsValue::UNDEFINED);
+    let room = (events.length() as usize)
+        .saturating_mul(MOST_SLOTS)
+        .saturating_add(64);
+    let mut numbers: Vec<f64> = Vec::new();
+    if numbers.try_reserve_exact(room).is_err() {
+        return Err(0);
+    }
+    numbers.resize(room, 0.0);
+    // JS writes the records from this address on (the vector is not touched here meanwhile).
+    let address = numbers.as_mut_ptr() as usize;
+    let result =
+        pack_batch(events, &wasm_bindgen::memory(), address, room).unwrap_or(JsValue::UNDEFINED);
     let Some(parts) = result.dyn_ref::<js_sys::Array>() else {
         return Err(result.as_f64().map_or(0, |index| index as usize));
     };
-    let numbers = js_sys::Float64Array::from(parts.get(0)).to_vec();
-    let bytes = js_sys::Uint8Array::from(parts.get(1)).to_vec();
+    let count = parts.get(0).as_f64().map_or(0, |count| count as usize);
+    let moved = parts.get(1);
+    if moved.is_null() {
+        numbers.truncate(count);
+    } else {
+        // More numbers than the room (events added while packing): JS kept them.
+        numbers = js_sys::Float64Array::from(moved).to_vec();
+    }
+    // The chunks of UTF-8 bytes, joined.
+    let chunks = 2..parts.length();
+    let chunk = |index| js_sys::Uint8Array::from(parts.get(index));
+    let total = chunks
+        .clone()
+        .map(|index| chunk(index).length() as usize)
+        .sum();
+    let mut bytes = vec![0u8; total];
+    let mut at: usize = 0;
+    for index in chunks {
+        let chunk = chunk(index);
+        let end = at.saturating_add(chunk.length() as usize);
+        if let Some(part) = bytes.get_mut(at..end) {
+            chunk.copy_to(part);
+        }
+        at = end;
+    }
     // encodeInto writes UTF-8; an engine that did not would make every text empty.
     let text = String::from_utf8(bytes).unwrap_or_default();
     Ok(PackedEvents { numbers, text })
