@@ -469,8 +469,8 @@ const MOST_CHUNK = 1 << 22;
 
 class Packer {
   // `room` numbers from `address` in `memory`, the wasm memory, are free for the records: the
-  // Rust side reserves the most numbers an event takes (MOST_SLOTS) for every event, and the
-  // numbers are written there, neither allocated in JS nor copied.
+  // Rust side reserves the most numbers an event takes (MOST_SLOTS) for every event (up to
+  // MOST_RESERVED_EVENTS), and the numbers are written there, neither allocated in JS nor copied.
   constructor(memory, address, room) {
     this.memory = memory;
     this.address = address;
@@ -496,8 +496,8 @@ class Packer {
       this.numbers = new Float64Array(this.memory.buffer, this.address, this.room);
       if (this.count + slots <= this.numbers.length) return;
     }
-    // More events than the batch had at the start (a getter added some): the numbers go on in
-    // JS, and cross in a copy.
+    // More events than the room was reserved for (a batch past MOST_RESERVED_EVENTS, or a
+    // getter added some): the numbers go on in JS, and cross in a copy.
     const grown = new Float64Array(Math.max(this.numbers.length * 2, this.count + slots));
     grown.set(this.numbers.subarray(0, this.count));
     this.numbers = grown;
@@ -723,6 +723,11 @@ extern "C" {
 /// cost the copy, its zeroing, and more frequent garbage collection of the whole JS heap.
 const MOST_SLOTS: usize = 12;
 
+/// The most events the room in wasm memory is reserved for. A batch of more (or an array whose
+/// length is far more than its events, as a sparse one's can be) goes on in JS past them: wasm
+/// memory never shrinks, so reserving for any length would keep a huge room for good.
+const MOST_RESERVED_EVENTS: usize = 1 << 18;
+
 /// A packed batch copied into wasm memory (see `parse::packed`).
 pub(crate) struct PackedEvents {
     /// The records.
@@ -745,6 +750,7 @@ impl PackedEvents {
 /// cannot read or `JSON.stringify` cannot write (`Err`).
 pub(crate) fn packed_events(events: &js_sys::Array) -> Result<PackedEvents, usize> {
     let room = (events.length() as usize)
+        .min(MOST_RESERVED_EVENTS)
         .saturating_mul(MOST_SLOTS)
         .saturating_add(64);
     let mut numbers: Vec<f64> = Vec::new();

@@ -118,3 +118,28 @@ test("a batch that gains events while packed", () => {
   assert.equal(loaded, outcome((c) => c.loadJson(JSON.stringify(events), false)));
   assert.ok(loaded.includes('"seq":1399'));
 });
+
+// Room in wasm memory is reserved for at most 2^18 events (it never shrinks): a batch of more
+// goes on in JS past them, and reads as its JSON text. (Compared by views and some states:
+// `lines()` of so many events would take long.)
+test("a batch past the reserved room", () => {
+  const events = [];
+  for (let seq = 1; seq <= (1 << 18) + 3000; seq++) {
+    // Headers take the most numbers an event can (12), so the room runs out at its 2^18th event.
+    if (seq % 1000 === 1) events.push(system(seq, ["prompt " + seq]));
+    else events.push(header(seq, [{ name: "t" + (seq % 7000 < 3500 ? 1 : 2) }]));
+  }
+  const seen = (load) => {
+    const conversation = new Conversation();
+    try {
+      load(conversation);
+      const states = [1, 1000, 262143, 262145, 263001, 265000].map((seq) => conversation.stateAt(seq)?.effective?.text);
+      return JSON.stringify({ views: conversation.views(), states });
+    } finally {
+      conversation.free();
+    }
+  };
+  const fromObjects = seen((c) => c.load(events, false));
+  assert.equal(fromObjects, seen((c) => c.loadJson(JSON.stringify(events), false)));
+  assert.ok(fromObjects.includes('"prompt 263001"'));
+});
