@@ -5,13 +5,16 @@
 // Prints one JSON object on stdout (progress lines, if any, on stderr). Tasks:
 //   baseline-mem    one fold of the upstream-style baseline (bench/baseline/baseline.mjs) keeping
 //                   every state: its time, and the JS heap it retains
-//   baseline-time   ARG runs of the baseline fold from JS objects, and of JSON.parse alone
+//   baseline-time   ARG = "RUNS,WARMUP": RUNS timed runs of the baseline fold from JS objects
+//                   (after one more, timed apart as warmupMs, when WARMUP is 1), and two of JSON.parse alone
 //   pf-cold-objects the first Conversation.load (JS objects) in a fresh process: time, and the JS
 //                   heap + wasm memory it leaves (the wasm memory only grows: this is its peak)
 //   pf-cold-text    the same for Conversation.loadJson (JSON text as a string)
-//   pf-warm         ARG = bytes: grows the wasm memory to about ARG bytes in one step first (what
-//                   an earlier load of a session of this size leaves behind), then repeated
-//                   load / loadJson (each freed), views() and stateAt
+//   pf-time         ARG = "BYTES,RUNS": grows the wasm memory to about BYTES in one step first
+//                   (what an earlier load of a session of this size leaves behind), then of
+//                   each of load and loadJson one call (the process's first, timed apart) and
+//                   RUNS timed calls, each window freed
+//   pf-warm         ARG = bytes, grown as for pf-time; one loadJson, then views() and stateAt
 //   pf-prepend      ARG = bytes as for pf-warm; loads the newest 9,000 events of WORKLOAD, then
 //                   prepends older pages until the whole log is loaded
 // PROMPTFOLD_PKG=path/to/promptfold.js measures another build of the Node package.
@@ -166,13 +169,16 @@ const tasks = {
   },
 
   'baseline-time'() {
-    const runs = Number(arg || 5);
+    const [runs, warmup] = String(arg).split(',').map(Number);
     const text = readText();
     const events = JSON.parse(text);
-    const objects = timeRuns(runs, 25_000, () => baselineFold(events)).times;
-    const parse = timeRuns(runs + 1, 5_000, () => JSON.parse(text)).times;
-    const last = baselineFold(events).states.at(-1);
-    return { objects, parse, check: { replacements: last.replacements.size, nodes: last.nodes.length } };
+    const warmupMs = warmup === 1 ? timeRuns(1, Infinity, () => baselineFold(events)).times[0] : undefined;
+    const folds = timeRuns(runs, 25_000, () => baselineFold(events), () => {}, true);
+    const last = folds.last.states.at(-1);
+    const check = { replacements: last.replacements.size, nodes: last.nodes.length };
+    folds.last = undefined;
+    const parse = timeRuns(2, 5_000, () => JSON.parse(text)).times;
+    return { warmupMs, objects: folds.times, parse, check };
   },
 
   'pf-cold-objects'() {
@@ -183,25 +189,39 @@ const tasks = {
     return pfCold(false);
   },
 
+  'pf-time'() {
+    const [bytes, runs] = String(arg).split(',').map(Number);
+    const pf = loadPromptfold();
+    const text = readText();
+    const events = JSON.parse(text);
+    growWasmMemory(pf, bytes);
+    const grownTo = pf.wasmMemoryBytes();
+    const free = (c) => c.free();
+    const load = () => {
+      const c = new pf.Conversation();
+      c.load(events, false);
+      return c;
+    };
+    const loadJson = () => {
+      const c = new pf.Conversation();
+      c.loadJson(text, false);
+      return c;
+    };
+    const warmupObjectsMs = timeRuns(1, Infinity, load, free).times[0];
+    const warmupTextMs = timeRuns(1, Infinity, loadJson, free).times[0];
+    const objects = timeRuns(runs, 6_000, load, free).times;
+    const fromText = timeRuns(runs, 5_000, loadJson, free).times;
+    return { grownTo, wasmAfter: pf.wasmMemoryBytes(), warmupObjectsMs, warmupTextMs, objects, text: fromText };
+  },
+
   'pf-warm'() {
     const pf = loadPromptfold();
     const text = readText();
     const events = JSON.parse(text);
     growWasmMemory(pf, Number(arg));
     const grownTo = pf.wasmMemoryBytes();
-    const free = (c) => c.free();
-    const objects = timeRuns(5, 6_000, () => {
-      const c = new pf.Conversation();
-      c.load(events, false);
-      return c;
-    }, free).times;
-    // The last window loaded from text stays for views() and stateAt.
-    const fromText = timeRuns(5, 5_000, () => {
-      const c = new pf.Conversation();
-      c.loadJson(text, false);
-      return c;
-    }, free, true);
-    const c = fromText.last;
+    const c = new pf.Conversation();
+    c.loadJson(text, false);
     const views = timeRuns(5, 3_000, () => c.views(), () => {}, true);
     const v = views.last;
     // stateAt at seeded random seqs of the window: the conversation's cached handle per state,
@@ -247,8 +267,6 @@ const tasks = {
     return {
       grownTo,
       wasmAfter: pf.wasmMemoryBytes(),
-      objects,
-      text: fromText.times,
       views: views.times,
       stateAtNs,
       stateAtCachedNs,

@@ -36,14 +36,16 @@ const BASELINE_TIMEOUT_MS = 120_000; // the repeated baseline runs
 // median, within 5 s to 20 s (see main).
 const GROW_FACTOR = 7; // wasm memory grown to this times the JSON size before repeated runs
 const PF_TIMEOUT_MS = 120_000; // the repeated promptfold runs
-const RUNS = quick ? 3 : 5;
+// Rounds per workload (see main; odd, so that medianRun has a middle), and the repeated runs
+// per round: promptfold's loads of each kind, the baseline's folds when its first fold is fast.
+const ROUNDS = 3;
+const PF_ROUND_RUNS = quick ? 1 : 2;
+const BASELINE_ROUND_RUNS = quick ? 1 : 2;
 const NATIVE_RUNS = 3;
 // Whole load-then-prepend sequences, each in a fresh process; every row is their median.
 const PREPEND_RUNS = 3;
-// First loads (and the baseline's first fold, unless it takes SLOW_MS or more), each in a fresh
-// process; the run with the median time stands for them.
-const FIRST_RUNS = 3;
-// A baseline whose first fold takes longer than this gets 3 runs instead of RUNS.
+// A baseline whose first fold takes this long or longer makes its first fold in the first round
+// only, and one repeated fold per round.
 const SLOW_MS = 2_000;
 
 function log(message) {
@@ -55,12 +57,24 @@ function log(message) {
 // Runs `bench/measure.mjs TASK WORKLOAD [ARG]` in a fresh process. Returns the parsed result,
 // or { failed: 'oom' | 'timeout' | 'error', ... } with how far it got.
 // Runs of one first-load task as one: the first that did not finish if any did not, else the
-// run with the median `key` (FIRST_RUNS is odd), with every run's time in `runs`.
+// run with the median `key` (the upper middle one for an even count), with every run's time in
+// `runs`.
 function medianRun(results, key) {
   const failed = results.find((result) => !ok(result));
   if (failed) return failed;
   const sorted = [...results].sort((a, b) => a[key] - b[key]);
   return { ...sorted[sorted.length >> 1], runs: results.map((result) => result[key]) };
+}
+
+// Rounds of one repeated-runs task as one: the first that did not finish if any did not, else
+// the last round's result with the times of every round joined under each of `keys` (and each
+// round's own under `rounds`).
+function mergeRounds(rounds, keys) {
+  const failed = rounds.find((result) => !ok(result));
+  if (failed) return failed;
+  const merged = { ...rounds.at(-1), rounds: rounds.map((result) => Object.fromEntries(keys.map((key) => [key, result[key]]))) };
+  for (const key of keys) merged[key] = rounds.flatMap((result) => result[key]);
+  return merged;
 }
 
 // The prepend sequences as one: the first that did not finish if any did not, else every
@@ -304,41 +318,57 @@ function main() {
   log(`machine: ${info.cpu}, ${info.cores} cores, load average ${info.loadAverage.map((l) => l.toFixed(2)).join(' ')}`);
   const size = wasmSize();
 
-  // Side by side, workload by workload: the baseline, then promptfold, each in fresh processes.
+  // Side by side, workload by workload, in ROUNDS rounds that alternate the two programs (each
+  // measurement in a fresh process), so that a change in the machine's load during a workload
+  // reaches both sides alike: per round, the baseline's first fold and its memory (in every
+  // round when it is fast, else in the first only), its repeated folds, promptfold's repeated
+  // loads, then promptfold's first loads (objects, then text).
   const results = {};
   for (const w of WORKLOADS) {
     const r = (results[w.name] = {});
     const bytes = manifest.workloads[w.name].bytes;
-    log(`${w.name}: baseline, first fold and its memory`);
-    const baselineFirst = () => measure('baseline-mem', w.name, undefined, { heapMb: BASELINE_HEAP_MB, timeoutMs: BASELINE_FIRST_TIMEOUT_MS });
-    r.baselineMem = baselineFirst();
-    if (ok(r.baselineMem) && r.baselineMem.foldMs < SLOW_MS) {
-      log(`${w.name}: baseline, ${FIRST_RUNS - 1} more first folds`);
-      r.baselineMem = medianRun([r.baselineMem, ...Array.from({ length: FIRST_RUNS - 1 }, baselineFirst)], 'foldMs');
-    }
-    if (!r.baselineMem.failed) {
-      const runs = r.baselineMem.foldMs > SLOW_MS ? 2 : RUNS - 1;
-      log(`${w.name}: baseline, ${runs} more runs`);
-      r.baselineTime = measure('baseline-time', w.name, runs, { heapMb: BASELINE_HEAP_MB, timeoutMs: BASELINE_TIMEOUT_MS });
-    }
-    // Repeated runs first, with the wasm memory grown in one step beforehand (to 7 times the
-    // JSON size: more than any first load here needed), then the first load in fresh processes,
-    // each stopped at three times its repeated-run median (5 s to 20 s).
+    // Repeated runs start with the wasm memory grown in one step (to 7 times the JSON size: more
+    // than any first load here needed); first loads are stopped at three times the repeated-run
+    // median so far (5 s to 20 s).
     const grow = GROW_FACTOR * bytes;
-    log(`${w.name}: promptfold, repeated runs (wasm memory grown to ${fmtBytes(grow)} first)`);
-    r.pfWarm = measure('pf-warm', w.name, grow, { timeoutMs: PF_TIMEOUT_MS });
     const cap = (times) => Math.round(Math.min(20_000, Math.max(5_000, 3 * (median(times) || 0))));
-    log(`${w.name}: promptfold, ${FIRST_RUNS} first loads (objects, then text)`);
-    const first = (task, times) => medianRun(Array.from({ length: FIRST_RUNS }, () => measure(task, w.name, undefined, { timeoutMs: cap(times) })), 'ms');
-    r.pfColdObjects = first('pf-cold-objects', r.pfWarm.objects);
-    r.pfColdText = first('pf-cold-text', r.pfWarm.text);
+    const baselineFirsts = [];
+    const baselineTimes = [];
+    const pfTimes = [];
+    const coldObjects = [];
+    const coldText = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const fastBaseline = () => baselineFirsts.length > 0 && ok(baselineFirsts[0]) && baselineFirsts[0].foldMs < SLOW_MS;
+      if (round === 0 || fastBaseline()) {
+        log(`${w.name}, round ${round + 1}: baseline, first fold and its memory`);
+        baselineFirsts.push(measure('baseline-mem', w.name, undefined, { heapMb: BASELINE_HEAP_MB, timeoutMs: BASELINE_FIRST_TIMEOUT_MS }));
+      }
+      if (baselineFirsts.every(ok) && baselineTimes.every(ok)) {
+        const fast = fastBaseline();
+        const runs = fast ? BASELINE_ROUND_RUNS : 1;
+        log(`${w.name}, round ${round + 1}: baseline, ${fast ? 'one fold not counted, then ' : ''}${runs} repeated run${runs > 1 ? 's' : ''}`);
+        baselineTimes.push(measure('baseline-time', w.name, `${runs},${fast ? 1 : 0}`, { heapMb: BASELINE_HEAP_MB, timeoutMs: BASELINE_TIMEOUT_MS }));
+      }
+      log(`${w.name}, round ${round + 1}: promptfold, ${PF_ROUND_RUNS} repeated loads of each kind (wasm memory grown to ${fmtBytes(grow)} first), then first loads`);
+      pfTimes.push(measure('pf-time', w.name, `${grow},${PF_ROUND_RUNS}`, { timeoutMs: PF_TIMEOUT_MS }));
+      const timed = (key) => pfTimes.filter(ok).flatMap((t) => t[key]);
+      coldObjects.push(measure('pf-cold-objects', w.name, undefined, { timeoutMs: cap(timed('objects')) }));
+      coldText.push(measure('pf-cold-text', w.name, undefined, { timeoutMs: cap(timed('text')) }));
+    }
+    r.baselineMem = medianRun(baselineFirsts, 'foldMs');
+    if (baselineTimes.length) r.baselineTime = mergeRounds(baselineTimes, ['objects', 'parse']);
+    r.pfTime = mergeRounds(pfTimes, ['objects', 'text']);
+    r.pfColdObjects = medianRun(coldObjects, 'ms');
+    r.pfColdText = medianRun(coldText, 'ms');
+    log(`${w.name}: promptfold, views() and stateAt`);
+    r.pfWarm = measure('pf-warm', w.name, grow, { timeoutMs: PF_TIMEOUT_MS });
   }
   log(`promptfold: prepending pages into the typical-100k window (${PREPEND_RUNS} sequences)`);
   const prepend = medianSequence(Array.from({ length: PREPEND_RUNS }, () => measure('pf-prepend', 'typical-100k', 1.5 * GROW_FACTOR * manifest.workloads['typical-100k'].bytes, { timeoutMs: PF_TIMEOUT_MS })));
   log('native benchmark (cargo bench --bench fold)');
   const native = nativeBench(WORKLOADS.map((w) => w.name));
 
-  const raw = { machine: info, wasm: size, manifest, results, prepend, native, quick, runs: RUNS, nativeRuns: NATIVE_RUNS, limits: { BASELINE_HEAP_MB, BASELINE_FIRST_TIMEOUT_MS, BASELINE_TIMEOUT_MS, GROW_FACTOR, PF_TIMEOUT_MS, SLOW_MS } };
+  const raw = { machine: info, wasm: size, manifest, results, prepend, native, quick, rounds: ROUNDS, pfRoundRuns: PF_ROUND_RUNS, baselineRoundRuns: BASELINE_ROUND_RUNS, nativeRuns: NATIVE_RUNS, limits: { BASELINE_HEAP_MB, BASELINE_FIRST_TIMEOUT_MS, BASELINE_TIMEOUT_MS, GROW_FACTOR, PF_TIMEOUT_MS, SLOW_MS } };
   raw.elapsedMs = Date.now() - scriptStart;
   writeFileSync(join(resultsDir, 'raw.json'), `${JSON.stringify(raw, null, 1)}\n`);
   writeFileSync(join(resultsDir, 'time-vs-size.svg'), plot(raw));
@@ -357,7 +387,8 @@ function derived(raw) {
     const row = { w, m, r, native: raw.native[w.name] };
     // Baseline: the first fold (fresh process) and the repeated runs together.
     if (ok(r.baselineMem) && ok(r.baselineTime)) {
-      row.baseRuns = [r.baselineMem.foldMs, ...r.baselineTime.objects];
+      // A slow first fold is its own warm-up, so it counts among the repeated runs.
+      row.baseRuns = [...(r.baselineMem.foldMs >= SLOW_MS ? [r.baselineMem.foldMs] : []), ...r.baselineTime.objects];
       row.baseObj = median(row.baseRuns);
       row.baseParse = median(r.baselineTime.parse);
       row.baseText = row.baseObj + row.baseParse;
@@ -366,11 +397,11 @@ function derived(raw) {
     row.baseFailure = !ok(r.baselineMem) ? r.baselineMem : !ok(r.baselineTime) ? r.baselineTime : undefined;
     row.pfColdObj = ok(r.pfColdObjects) ? r.pfColdObjects.ms : undefined;
     row.pfColdText = ok(r.pfColdText) ? r.pfColdText.ms : undefined;
-    if (ok(r.pfWarm)) {
-      row.pfObj = median(r.pfWarm.objects);
-      row.pfText = median(r.pfWarm.text);
-      row.views = median(r.pfWarm.views);
+    if (ok(r.pfTime)) {
+      row.pfObj = median(r.pfTime.objects);
+      row.pfText = median(r.pfTime.text);
     }
+    if (ok(r.pfWarm)) row.views = median(r.pfWarm.views);
     const ratio = (a, b) => (a !== undefined && b ? a / b : undefined);
     // A first load stopped at the limit: the ratio is below baseline / limit.
     const bound = (base, failure) => (base !== undefined && failure && failure.failed === 'timeout' ? base / failure.limitMs : undefined);
@@ -408,7 +439,7 @@ function plot(raw) {
   };
   const base = (row) => row.baseFailure;
   const cold = (row) => row.r.pfColdObjects;
-  const warm = (row) => row.r.pfWarm;
+  const warm = (row) => row.r.pfTime;
   const prune = WORKLOADS.filter((w) => w.kind === 'prune').map((w) => w.name);
   const typical = WORKLOADS.filter((w) => w.kind === 'typical').map((w) => w.name);
   return svgPlot(
@@ -451,7 +482,7 @@ function report(raw) {
   L.push(`- Node ${i.node}; ${i.rustc}; commit ${i.commit}${i.srcDirty ? ' plus uncommitted changes to src/ or Cargo.*' : ''}; run at ${i.date}.`);
   L.push(`- Command: \`bash scripts/bench.sh${raw.quick ? ' --quick' : ''}\`; the measurements took ${(raw.elapsedMs / 1000).toFixed(0)} s from the start of the script (wall clock).`);
   L.push(`- wasm: \`${raw.wasm.path}\` and \`pkg/node\`, built by \`scripts/build.sh\` (release, wasm-opt -Oz), file time ${raw.wasm.builtAt}.`);
-  L.push(`- Runs: every JS measurement runs in a fresh \`node --expose-gc\` process. "First" is the first call in a fresh process: for promptfold the median of ${FIRST_RUNS} such processes, for the baseline too when its first fold takes under ${SLOW_MS / 1000} s (else one), the memory figures coming from the median run. Repeated runs are timed after full GCs, each run's result freed before the next: up to ${raw.runs}, fewer when another would not fit in the time budget of that measurement (baseline fold 25 s, \`JSON.parse\` 5 s, promptfold \`load\` 6 s, \`loadJson\` 5 s, \`views()\` 3 s), at least one; the tables give the count and \`bench/results/raw.json\` every run. The baseline's first fold (in the process that measures its memory) counts as one of its runs. Limits: the baseline runs with \`--max-old-space-size=${lim.BASELINE_HEAP_MB}\` and ${lim.BASELINE_FIRST_TIMEOUT_MS / 1000} s for its first fold; promptfold's first load is stopped at three times its repeated-run median (5 s at least, 20 s at most). A run stopped by a limit is reported as such, and a baseline that did not finish gets no ratio (a promptfold first load stopped at the limit gets an upper bound, "< x").`);
+  L.push(`- Runs: every JS measurement runs in a fresh \`node --expose-gc\` process, and each workload is measured in ${raw.rounds} rounds that alternate the two programs, so that a change in the shared machine's load during a workload reaches both alike. A round: the baseline's first fold and its memory (in every round when that fold takes under ${SLOW_MS / 1000} s, else in the first round only), ${raw.baselineRoundRuns} repeated baseline folds after one not counted (when its first fold is slow: one repeated fold, none before it) and two \`JSON.parse\` runs, promptfold's ${raw.pfRoundRuns} repeated \`load\` and ${raw.pfRoundRuns} \`loadJson\` calls after one call of each not counted, then one first \`load\` and one first \`loadJson\`. "First" is the first call in a fresh process; each first-load column is the median over the rounds (the memory figures come from that median run). A median is taken over the runs of all rounds together. Repeated runs are timed after full GCs, each run's result freed before the next; a process stops early when another run would not fit in its time budget (baseline folds 25 s, \`JSON.parse\` 5 s, promptfold \`load\` 6 s, \`loadJson\` 5 s, \`views()\` 3 s); the tables give the count and \`bench/results/raw.json\` every run. A slow first fold of the baseline is its own warm-up and counts among its repeated runs; fast ones do not. Limits: the baseline runs with \`--max-old-space-size=${lim.BASELINE_HEAP_MB}\` and ${lim.BASELINE_FIRST_TIMEOUT_MS / 1000} s for its first fold; promptfold's first load is stopped at three times its repeated-run median so far (5 s at least, 20 s at most). A run stopped by a limit is reported as such, and a baseline that did not finish gets no ratio (a promptfold first load stopped at the limit gets an upper bound, "< x"). \`views()\` and \`stateAt\` are measured after the rounds, in one more process.`);
   L.push('- Inputs: generated by `node bench/gen.mjs` (seeded, deterministic; written to the gitignored `bench/data/` as JSON arrays, one event per line). Payloads are modest: system prompts of about 2,400 characters, 8 tool definitions (about 1.5 kB of JSON) on every request header, assistant texts of 150 to 450 and tool results of 200 to 1,000 characters.');
   L.push('');
   L.push('| workload | events | relevant | system messages | prunes | compactions | headers | JSON size | sha256 (first 16) |');
@@ -473,7 +504,7 @@ function report(raw) {
   L.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const row of all) {
     const runs = (a) => (a ? ` (${a.length})` : '');
-    L.push(`| ${row.w.label} | ${cell(row.baseObj, row.baseFailure)}${runs(row.baseRuns)} | ${cell(row.pfObj, row.r.pfWarm.failed && row.r.pfWarm)}${runs(row.r.pfWarm.objects)} | **${fmtRatio(row.ratioObj)}** | ${cell(row.baseCold, row.baseFailure)} | ${cell(row.pfColdObj, row.r.pfColdObjects)} | **${ratioOrBound(row.ratioColdObj, row.boundColdObj)}** |`);
+    L.push(`| ${row.w.label} | ${cell(row.baseObj, row.baseFailure)}${runs(row.baseRuns)} | ${cell(row.pfObj, row.r.pfTime.failed && row.r.pfTime)}${runs(row.r.pfTime.objects)} | **${fmtRatio(row.ratioObj)}** | ${cell(row.baseCold, row.baseFailure)} | ${cell(row.pfColdObj, row.r.pfColdObjects)} | **${ratioOrBound(row.ratioColdObj, row.boundColdObj)}** |`);
   }
   L.push('');
   L.push('JSON text in:');
@@ -481,7 +512,7 @@ function report(raw) {
   L.push('| workload | baseline `JSON.parse` + fold | promptfold `loadJson`, median (runs) | ratio | promptfold `loadJson`, first | ratio (to the baseline\'s first fold + `JSON.parse`) |');
   L.push('| --- | ---: | ---: | ---: | ---: | ---: |');
   for (const row of all) {
-    L.push(`| ${row.w.label} | ${cell(row.baseText, row.baseFailure)} | ${cell(row.pfText, row.r.pfWarm.failed && row.r.pfWarm)}${row.r.pfWarm.text ? ` (${row.r.pfWarm.text.length})` : ''} | **${fmtRatio(row.ratioText)}** | ${cell(row.pfColdText, row.r.pfColdText)} | **${ratioOrBound(row.ratioColdText, row.boundColdText)}** |`);
+    L.push(`| ${row.w.label} | ${cell(row.baseText, row.baseFailure)} | ${cell(row.pfText, row.r.pfTime.failed && row.r.pfTime)}${row.r.pfTime.text ? ` (${row.r.pfTime.text.length})` : ''} | **${fmtRatio(row.ratioText)}** | ${cell(row.pfColdText, row.r.pfColdText)} | **${ratioOrBound(row.ratioColdText, row.boundColdText)}** |`);
   }
   L.push('');
   L.push(`"First" and "median" differ for promptfold mostly because its repeated runs start with the wasm memory already grown (in one step, to ${lim.GROW_FACTOR} times the JSON size, as in a page that already loaded a session of that size), while a first load grows it (Node then also collects garbage in reaction to the growth of external memory) and runs code the JIT has not optimized yet. The first-load columns are what a page sees on its first load.`);
@@ -504,7 +535,7 @@ function report(raw) {
 
   L.push('## Views and `stateAt`');
   L.push('');
-  L.push(`\`views()\`: the chat cards and the trajectory of the loaded window as JS objects (median of up to ${raw.runs}). \`stateAt(seq)\`: mean per call over 100,000 calls at seeded random seqs of the window, median of three passes. The conversation hands out one cached \`SystemPromptState\` handle per state, made on the first call for that state: "\`stateAt\`" is a pass after every handle was freed, so it makes the handle of each state it touches first (the target is judged on it); "cached" is the same calls again, every handle made; "+ \`free()\`" frees each handle at once (so every call makes a new one); "\`.effective\`" also reads the effective prompt (a plain object with its text) and frees the handle (5,000 calls). Native: \`Conversation::state_at\` (a binary search; no handle), mean over 1,000,000 calls.`);
+  L.push(`\`views()\`: the chat cards and the trajectory of the loaded window as JS objects (median of up to 5). \`stateAt(seq)\`: mean per call over 100,000 calls at seeded random seqs of the window, median of three passes. The conversation hands out one cached \`SystemPromptState\` handle per state, made on the first call for that state: "\`stateAt\`" is a pass after every handle was freed, so it makes the handle of each state it touches first (the target is judged on it); "cached" is the same calls again, every handle made; "+ \`free()\`" frees each handle at once (so every call makes a new one); "\`.effective\`" also reads the effective prompt (a plain object with its text) and frees the handle (5,000 calls). Native: \`Conversation::state_at\` (a binary search; no handle), mean over 1,000,000 calls.`);
   L.push('');
   L.push('| workload | chat cards | headers | requests | `views()` | native `views()` | `stateAt` | `stateAt`, cached | `stateAt` + `free()` | `stateAt(seq).effective` | native `state_at` |');
   L.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
