@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "./cases.mjs";
 import { promptfold } from "./promptfold.mjs";
+import { observe, outcome } from "./outcome.mjs";
 
 const { Conversation } = promptfold;
 
@@ -62,10 +63,6 @@ function session(seed, count) {
     }
   }
   return events;
-}
-
-function observe(conversation) {
-  return JSON.stringify({ lines: conversation.lines(), views: conversation.views() });
 }
 
 test("JS objects read exactly as their JSON text", () => {
@@ -156,18 +153,6 @@ function structuredCloneish(value) {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, structuredCloneish(item)]));
   }
   return value;
-}
-
-function outcome(load, look = observe) {
-  const conversation = new Conversation();
-  try {
-    load(conversation);
-    return look(conversation);
-  } catch (error) {
-    return JSON.stringify({ code: error.code, message: error.message, index: error.index, seq: error.seq });
-  } finally {
-    conversation.free();
-  }
 }
 
 test("odd values read exactly as their JSON text", () => {

@@ -5,25 +5,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { promptfold } from "./promptfold.mjs";
+import { outcome } from "./outcome.mjs";
 
 const { Conversation } = promptfold;
-
-function observe(conversation) {
-  return JSON.stringify({ lines: conversation.lines(), views: conversation.views() });
-}
-
-// What a load of `events` as objects and of `text` as JSON gives (an error as its code and place).
-function outcome(load) {
-  const conversation = new Conversation();
-  try {
-    load(conversation);
-    return observe(conversation);
-  } catch (error) {
-    return JSON.stringify({ code: error.code, message: error.message, index: error.index, seq: error.seq });
-  } finally {
-    conversation.free();
-  }
-}
 
 function assertReadAsText(events, text, message) {
   const fromObjects = outcome((c) => c.load(events, false));
