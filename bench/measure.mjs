@@ -6,7 +6,8 @@
 //   baseline-mem    one fold of the upstream-style baseline (bench/baseline/baseline.mjs) keeping
 //                   every state: its time, and the JS heap it retains
 //   baseline-time   ARG = "RUNS,WARMUP": RUNS timed runs of the baseline fold from JS objects
-//                   (after one more, timed apart as warmupMs, when WARMUP is 1), and two of JSON.parse alone
+//                   (after one more, timed apart as warmupMs, when WARMUP is 1), and two of
+//                   JSON.parse alone
 //   pf-cold-objects the first Conversation.load (JS objects) in a fresh process: time, and the JS
 //                   heap + wasm memory it leaves (the wasm memory only grows: this is its peak)
 //   pf-cold-text    the same for Conversation.loadJson (JSON text as a string)

@@ -337,8 +337,8 @@ function main() {
     const pfTimes = [];
     const coldObjects = [];
     const coldText = [];
+    const fastBaseline = () => baselineFirsts.length > 0 && ok(baselineFirsts[0]) && baselineFirsts[0].foldMs < SLOW_MS;
     for (let round = 0; round < ROUNDS; round++) {
-      const fastBaseline = () => baselineFirsts.length > 0 && ok(baselineFirsts[0]) && baselineFirsts[0].foldMs < SLOW_MS;
       if (round === 0 || fastBaseline()) {
         log(`${w.name}, round ${round + 1}: baseline, first fold and its memory`);
         baselineFirsts.push(measure('baseline-mem', w.name, undefined, { heapMb: BASELINE_HEAP_MB, timeoutMs: BASELINE_FIRST_TIMEOUT_MS }));

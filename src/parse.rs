@@ -201,13 +201,12 @@ impl Batch {
         }
         let mut raw = RawEvent::default();
         raw.read_in_place(reader)?;
-        self.accept(&mut raw, interner);
+        self.accept(&raw, interner);
         Ok(())
     }
 
-    /// Validates `raw`, the next event of the batch, and keeps it or remembers its error (what
-    /// it keeps is taken from `raw`).
-    fn accept(&mut self, raw: &mut RawEvent<'_>, interner: &mut JsonInterner) {
+    /// Validates `raw`, the next event of the batch, and keeps it or remembers its error.
+    fn accept(&mut self, raw: &RawEvent<'_>, interner: &mut JsonInterner) {
         // Until the first invalid event, every event read was kept: its index is the count.
         let index = self.events.len();
         if let Err(error) = raw.validate(index, interner, &mut self.given, &mut self.events) {
@@ -731,7 +730,7 @@ impl RawEvent<'_> {
     /// Checks the event and pushes what the interpreter reads onto `events` (built there, not
     /// moved there: see [`RawEvent::read_in_place`]); `index` is its place in the batch.
     fn validate(
-        &mut self,
+        &self,
         index: usize,
         interner: &mut JsonInterner,
         given: &mut Given,
@@ -765,7 +764,7 @@ impl RawEvent<'_> {
                 .map_or(TurnField::Absent, TurnField::Turn),
         };
         let step = raw.data.step.non_negative_integer();
-        let kind = event_kind(raw.kind, &mut raw.data, interner, given);
+        let kind = event_kind(raw.kind, &raw.data, interner, given);
         events.push(SessionEvent {
             seq,
             time,
@@ -780,7 +779,7 @@ impl RawEvent<'_> {
 
 fn event_kind(
     kind: TypeTag,
-    data: &mut RawData,
+    data: &RawData,
     interner: &mut JsonInterner,
     given: &mut Given,
 ) -> EventKind {

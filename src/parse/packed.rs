@@ -70,7 +70,7 @@ pub(crate) fn read_packed(
             cursor.event_in_place(*tag, &mut raw)?;
         }
         if events.first_error.is_none() {
-            events.accept(&mut raw, interner);
+            events.accept(&raw, interner);
         }
     }
     events.finish()

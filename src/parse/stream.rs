@@ -237,7 +237,7 @@ fn array_step(
         return Ok(None);
     }
     if valid {
-        batch.accept(&mut raw, interner);
+        batch.accept(&raw, interner);
     }
     Ok(Some(Progress::Element))
 }

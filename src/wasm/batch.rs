@@ -770,7 +770,8 @@ pub(crate) fn packed_events(events: &js_sys::Array) -> Result<PackedEvents, usiz
     if moved.is_null() {
         numbers.truncate(count);
     } else {
-        // More numbers than the room (events added while packing): JS kept them.
+        // More numbers than the room (a batch past MOST_RESERVED_EVENTS, or events added while
+        // packing): JS kept them.
         numbers = js_sys::Float64Array::from(moved).to_vec();
     }
     // The chunks of UTF-8 bytes, joined.
