@@ -693,11 +693,22 @@ function own(record, key) {
   return Object.prototype.propertyIsEnumerable.call(record, key) ? record[key] : undefined;
 }
 
+// A Packer (with its two Previous) kept for good from the first batch on, so that their hidden
+// classes live: V8 drops a hidden class once no object has it, and a full garbage collection
+// between two batches then also threw away the optimized code built on it, so that each batch
+// ran the packer unoptimized until V8 had compiled it again. (One made when this module loads
+// did not keep the code, by node --trace-deopt-verbose.)
+let keptPacker;
+
 // The packed batch (see Packer.finish), its numbers written from `address` in `memory` (room for
 // `room`), or the index of the first event that cannot be read (a getter that throws) or written
 // as JSON (a BigInt, a cycle).
 export function promptfoldPackBatch(events, memory, address, room) {
   const packer = new Packer(memory, address, room);
+  if (keptPacker === undefined) {
+    keptPacker = new Packer(memory, address, 0);
+    keptPacker.bytes = new Uint8Array(0);
+  }
   let i = 0;
   try {
     for (; i < events.length; i++) packer.event(events[i]);

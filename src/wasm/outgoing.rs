@@ -66,14 +66,29 @@ class Records {
     if (change === undefined) return { key, source, seq, time, prompt, turn, step };
     return { key, source, seq, time, prompt, change, turn, step };
   }
+  // A literal for each set of members: members added one at a time make hidden classes that die
+  // with the last object that has them, and the optimized code built on them with them (see
+  // keptPacker in src/wasm/batch.rs).
   request() {
-    const request = { startSeq: this.next(), turn: this.optional(), step: this.optional() };
-    if (this.next() === 1) request.prompt = this.snapshot();
+    const startSeq = this.next(), turn = this.optional(), step = this.optional();
+    const prompt = this.next() === 1 ? this.snapshot() : undefined;
     const config = this.next();
-    if (config >= 0) request.requestConfig = this.values[config];
-    const change = this.change();
-    if (change !== undefined) request.promptChange = change;
-    return request;
+    const requestConfig = config < 0 ? undefined : this.values[config];
+    const promptChange = this.change();
+    if (prompt === undefined) {
+      if (requestConfig === undefined) {
+        return promptChange === undefined ? { startSeq, turn, step } : { startSeq, turn, step, promptChange };
+      }
+      return promptChange === undefined
+        ? { startSeq, turn, step, requestConfig }
+        : { startSeq, turn, step, requestConfig, promptChange };
+    }
+    if (requestConfig === undefined) {
+      return promptChange === undefined ? { startSeq, turn, step, prompt } : { startSeq, turn, step, prompt, promptChange };
+    }
+    return promptChange === undefined
+      ? { startSeq, turn, step, prompt, requestConfig }
+      : { startSeq, turn, step, prompt, requestConfig, promptChange };
   }
   node() {
     const seq = this.next(), time = this.next(), turn = this.next(), step = this.next();
@@ -107,9 +122,19 @@ class Records {
   }
 }
 
+// A Records kept for good from the first call on, for the reason given at keptPacker in
+// src/wasm/batch.rs.
+let keptRecords;
+
+// The Records over `numbers` and `values`.
+function newRecords(numbers, values) {
+  keptRecords ??= new Records(numbers.subarray(0, 0), []);
+  return new Records(numbers, values);
+}
+
 // A ConversationChange: `added` then `changed` cards, then `removed` keys.
 export function promptfoldChange(numbers, values, added, changed, removed, trajectoryChanged) {
-  const records = new Records(numbers, values);
+  const records = newRecords(numbers, values);
   const chat = {
     added: records.list(added, records.card),
     changed: records.list(changed, records.card),
@@ -121,7 +146,7 @@ export function promptfoldChange(numbers, values, added, changed, removed, traje
 // Views: `cards` chat cards, then the trajectory's `headers` header facts, `requests` requests
 // and `prompts` system prompt nodes.
 export function promptfoldViews(numbers, values, cards, headers, requests, prompts) {
-  const records = new Records(numbers, values);
+  const records = newRecords(numbers, values);
   const chat = records.list(cards, records.card);
   const trajectory = {
     headers: records.list(headers, records.header),
@@ -133,7 +158,7 @@ export function promptfoldViews(numbers, values, cards, headers, requests, promp
 
 // States, nodes, inspections and event lines (see wasm::data for `shape`).
 export function promptfoldData(numbers, values, shape, count) {
-  const records = new Records(numbers, values);
+  const records = newRecords(numbers, values);
   switch (shape) {
     case 0: return records.list(count, records.positioned);
     case 1: return records.optionalNode(undefined);
