@@ -11,6 +11,22 @@ import { promptfold } from "./promptfold.mjs";
 import { observe, outcome } from "./outcome.mjs";
 
 const { Conversation } = promptfold;
+const batchSource = readFileSync(join(repoRoot, "src", "wasm", "batch.rs"), "utf8");
+
+// How many config and tools comparisons of a batch walk with the generic matchers before those
+// written out for each depth take over (GENERIC_COMPARISONS in src/wasm/batch.rs).
+const genericComparisons = Number(/^const GENERIC_COMPARISONS = (\d+);$/m.exec(batchSource)?.[1]);
+
+// Headers (seq 1, 2, ...) enough that the comparisons of the headers after them walk with the
+// matchers written out for each depth: each header but the first compares its config and tools
+// (numbers that differ) with the previous header's. None when `walk` is "generic".
+function headersBefore(walk) {
+  const count = walk === "generic" ? 0 : genericComparisons / 2 + 1;
+  return Array.from({ length: count }, (_, i) => ({
+    seq: i + 1, time: i + 1, type: "request/header", data: { reason: "change", header: { config: i, tools: i } },
+  }));
+}
+const walks = ["generic", "written out for each depth"];
 
 // A small seeded generator (mulberry32), so a failure can be replayed.
 function random(seed) {
@@ -252,7 +268,8 @@ test("an enumerable member on Object.prototype does not make different tools the
 // that is not plain data with the previous ones must not be taken for plain data: `[shared]`
 // after `[shared]` is the same JSON, but `[{ v: {} }]` after it is not. Near misses of the
 // token lists of one another too.
-test("tools compared by tokens read as their JSON text", () => {
+test("tools compared by tokens read as their JSON text, with either walk", () => {
+  assert.ok(genericComparisons > 0);
   const shared = { v: new Number(1) };
   const plain = { name: "p", v: [1, { w: 2 }] };
   const lists = [
@@ -266,15 +283,23 @@ test("tools compared by tokens read as their JSON text", () => {
     () => [{ v: null }], () => [null], () => [undefined], () => [{ v: undefined }], () => [{ v: [] }], () => [{ v: "v" }],
   ];
   const header = (seq, tools) => ({ seq, time: seq, type: "request/header", data: { reason: "change", header: { tools } } });
-  let changes = 0;
-  for (let seed = 1; seed <= 300; seed++) {
-    const next = random(seed);
-    const events = Array.from({ length: 12 }, (_, i) => header(i + 1, lists[Math.floor(next() * lists.length)]()));
-    const fromObjects = outcome((c) => c.load(events, false));
-    assert.equal(fromObjects, outcome((c) => c.loadJson(JSON.stringify(events), false)), `seed ${seed}`);
-    changes += (fromObjects.match(/"tools":/g) ?? []).length;
+  for (const walk of walks) {
+    // The headers of `seeds` seeds in a row, in a batch after the headers that choose the walk.
+    const seeds = walk === "generic" ? 1 : 50;
+    const before = headersBefore(walk);
+    let changes = 0;
+    for (let first = 1; first <= 300; first += seeds) {
+      const batch = [...before];
+      for (let seed = first; seed < first + seeds; seed++) {
+        const next = random(seed);
+        for (let i = 0; i < 12; i++) batch.push(header(batch.length + 1, lists[Math.floor(next() * lists.length)]()));
+      }
+      const fromObjects = outcome((c) => c.load(batch, false));
+      assert.equal(fromObjects, outcome((c) => c.loadJson(JSON.stringify(batch), false)), `${walk} walk, seeds ${first} to ${first + seeds - 1}`);
+      changes += (fromObjects.match(/"tools":\[/g) ?? []).length;
+    }
+    assert.ok(changes > 1000, `${walk} walk: only ${changes} tool lists shown`);
   }
-  assert.ok(changes > 1000, `only ${changes} tool lists shown`);
 });
 
 // The same, when Object.prototype gets the member in the middle of a batch (a getter of an event
@@ -297,7 +322,7 @@ test("an enumerable member added to Object.prototype during a batch does not mak
 // two functions written out again for each depth: they must stay the same code but for the
 // depth, each calling those of the next depth.
 test("the record and list matchers of every depth are the same code", () => {
-  const source = readFileSync(join(repoRoot, "src", "wasm", "batch.rs"), "utf8");
+  const source = batchSource;
   const depths = ["0", "1", "2", "3", "4", "5", "Deeper"];
   for (const kind of ["Record", "List"]) {
     const matchers = [...source.matchAll(new RegExp(`^function match${kind}(\\w+)\\((\\w+), tokens, at(, depth)?\\) \\{\\n([\\s\\S]*?)\\n\\}$`, "gm"))];
@@ -347,15 +372,25 @@ function nest(value, depth) {
   return depth === 0 ? value : nest(depth % 2 === 0 ? { w: value, v: depth } : [depth, value], depth - 1);
 }
 
-test("a look-alike of plain data at any depth reads as its JSON text", () => {
+test("a look-alike of plain data at any depth reads as its JSON text, with either walk", () => {
   const request = (seq, value) => ({ seq, time: seq, type: "request/header", data: { reason: "change", header: { config: value, tools: value } } });
-  for (let depth = 0; depth <= 9; depth++) {
-    for (const [i, [odd, plain]] of lookAlikes.entries()) {
-      // Many headers with the plain data first, so that the walk has met its shapes often.
-      const events = Array.from({ length: 150 }, (_, k) => request(k + 1, nest(plain(), depth)));
-      events.push(request(151, nest(odd(), depth)), request(152, nest(plain(), depth)), request(153, nest(odd(), depth)));
-      const fromObjects = outcome((c) => c.load(events, false));
-      assert.equal(fromObjects, outcome((c) => c.loadJson(JSON.stringify(events), false)), `depth ${depth}, look-alike ${i}`);
+  for (const walk of walks) {
+    // For the generic walk a batch for each look-alike; else one for each depth, after the
+    // headers that choose the walk.
+    const together = walk !== "generic";
+    for (let depth = 0; depth <= 9; depth++) {
+      let batch = headersBefore(walk);
+      for (const [i, [odd, plain]] of lookAlikes.entries()) {
+        // Many headers with the plain data first, so that the walk has met its shapes often.
+        for (let k = 0; k < 150; k++) batch.push(request(batch.length + 1, nest(plain(), depth)));
+        batch.push(request(batch.length + 1, nest(odd(), depth)));
+        batch.push(request(batch.length + 1, nest(plain(), depth)));
+        batch.push(request(batch.length + 1, nest(odd(), depth)));
+        if (together && i < lookAlikes.length - 1) continue;
+        const fromObjects = outcome((c) => c.load(batch, false));
+        assert.equal(fromObjects, outcome((c) => c.loadJson(JSON.stringify(batch), false)), `${walk} walk, depth ${depth}, look-alike ${together ? "any" : i}`);
+        batch = [];
+      }
     }
   }
 });
