@@ -6,15 +6,14 @@
 //   baseline-mem    one fold of the upstream-style baseline (bench/baseline/baseline.mjs) keeping
 //                   every state: its time, and the JS heap it retains
 //   baseline-time   ARG = "RUNS,WARMUP": RUNS timed runs of the baseline fold from JS objects
-//                   (after one more, timed apart as warmupMs, when WARMUP is 1), and two of
-//                   JSON.parse alone
+//                   (after WARMUP more, timed apart as warmupMs), and two of JSON.parse alone
 //   pf-cold-objects the first Conversation.load (JS objects) in a fresh process: time, and the JS
 //                   heap + wasm memory it leaves (the wasm memory only grows: this is its peak)
 //   pf-cold-text    the same for Conversation.loadJson (JSON text as a string)
-//   pf-time         ARG = "BYTES,RUNS": grows the wasm memory to about BYTES in one step first
-//                   (what an earlier load of a session of this size leaves behind), then of
-//                   each of load and loadJson one call (the process's first, timed apart) and
-//                   RUNS timed calls, each window freed
+//   pf-time         ARG = "BYTES,RUNS,WARMUP": grows the wasm memory to about BYTES in one step
+//                   first (what an earlier load of a session of this size leaves behind), then
+//                   of each of load and loadJson WARMUP calls (the process's first, timed apart)
+//                   and RUNS timed calls, each window freed
 //   pf-warm         ARG = bytes, grown as for pf-time; one loadJson, then views() and stateAt
 //   pf-prepend      ARG = bytes as for pf-warm; loads the newest 9,000 events of WORKLOAD, then
 //                   prepends older pages until the whole log is loaded
@@ -91,7 +90,7 @@ function timeRuns(maxRuns, budgetMs, body, done = () => {}, keepLast = false) {
     spent += ms;
     last = sink.pop();
   }
-  if (!keepLast) {
+  if (!keepLast && last !== undefined) {
     done(last);
     last = undefined;
   }
@@ -173,7 +172,7 @@ const tasks = {
     const [runs, warmup] = String(arg).split(',').map(Number);
     const text = readText();
     const events = JSON.parse(text);
-    const warmupMs = warmup === 1 ? timeRuns(1, Infinity, () => baselineFold(events)).times[0] : undefined;
+    const warmupMs = timeRuns(warmup, Infinity, () => baselineFold(events)).times;
     const folds = timeRuns(runs, 25_000, () => baselineFold(events), () => {}, true);
     const last = folds.last.states.at(-1);
     const check = { replacements: last.replacements.size, nodes: last.nodes.length };
@@ -191,7 +190,7 @@ const tasks = {
   },
 
   'pf-time'() {
-    const [bytes, runs] = String(arg).split(',').map(Number);
+    const [bytes, runs, warmup] = String(arg).split(',').map(Number);
     const pf = loadPromptfold();
     const text = readText();
     const events = JSON.parse(text);
@@ -208,8 +207,8 @@ const tasks = {
       c.loadJson(text, false);
       return c;
     };
-    const warmupObjectsMs = timeRuns(1, Infinity, load, free).times[0];
-    const warmupTextMs = timeRuns(1, Infinity, loadJson, free).times[0];
+    const warmupObjectsMs = timeRuns(warmup, Infinity, load, free).times;
+    const warmupTextMs = timeRuns(warmup, Infinity, loadJson, free).times;
     const objects = timeRuns(runs, 6_000, load, free).times;
     const fromText = timeRuns(runs, 5_000, loadJson, free).times;
     return { grownTo, wasmAfter: pf.wasmMemoryBytes(), warmupObjectsMs, warmupTextMs, objects, text: fromText };

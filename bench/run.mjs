@@ -41,6 +41,10 @@ const PF_TIMEOUT_MS = 120_000; // the repeated promptfold runs
 const ROUNDS = 3;
 const PF_ROUND_RUNS = quick ? 1 : 2;
 const BASELINE_ROUND_RUNS = quick ? 1 : 2;
+// Calls not counted before the repeated runs of a process (the baseline's only when its first
+// fold is fast): V8 was still optimizing promptfold's JS during the second call of a process
+// (node --trace-opt), and the same number of warm-up calls is given to the baseline.
+const WARMUP_RUNS = quick ? 1 : 2;
 const NATIVE_RUNS = 3;
 // Whole load-then-prepend sequences, each in a fresh process; every row is their median.
 const PREPEND_RUNS = 3;
@@ -346,11 +350,11 @@ function main() {
       if (baselineFirsts.every(ok) && baselineTimes.every(ok)) {
         const fast = fastBaseline();
         const runs = fast ? BASELINE_ROUND_RUNS : 1;
-        log(`${w.name}, round ${round + 1}: baseline, ${fast ? 'one fold not counted, then ' : ''}${runs} repeated run${runs > 1 ? 's' : ''}`);
-        baselineTimes.push(measure('baseline-time', w.name, `${runs},${fast ? 1 : 0}`, { heapMb: BASELINE_HEAP_MB, timeoutMs: BASELINE_TIMEOUT_MS }));
+        log(`${w.name}, round ${round + 1}: baseline, ${fast ? `${WARMUP_RUNS} folds not counted, then ` : ''}${runs} repeated run${runs > 1 ? 's' : ''}`);
+        baselineTimes.push(measure('baseline-time', w.name, `${runs},${fast ? WARMUP_RUNS : 0}`, { heapMb: BASELINE_HEAP_MB, timeoutMs: BASELINE_TIMEOUT_MS }));
       }
-      log(`${w.name}, round ${round + 1}: promptfold, ${PF_ROUND_RUNS} repeated loads of each kind (wasm memory grown to ${fmtBytes(grow)} first), then first loads`);
-      pfTimes.push(measure('pf-time', w.name, `${grow},${PF_ROUND_RUNS}`, { timeoutMs: PF_TIMEOUT_MS }));
+      log(`${w.name}, round ${round + 1}: promptfold, ${PF_ROUND_RUNS} repeated loads of each kind after ${WARMUP_RUNS} not counted (wasm memory grown to ${fmtBytes(grow)} first), then first loads`);
+      pfTimes.push(measure('pf-time', w.name, `${grow},${PF_ROUND_RUNS},${WARMUP_RUNS}`, { timeoutMs: PF_TIMEOUT_MS }));
       const timed = (key) => pfTimes.filter(ok).flatMap((t) => t[key]);
       coldObjects.push(measure('pf-cold-objects', w.name, undefined, { timeoutMs: cap(timed('objects')) }));
       coldText.push(measure('pf-cold-text', w.name, undefined, { timeoutMs: cap(timed('text')) }));
@@ -368,7 +372,7 @@ function main() {
   log('native benchmark (cargo bench --bench fold)');
   const native = nativeBench(WORKLOADS.map((w) => w.name));
 
-  const raw = { machine: info, wasm: size, manifest, results, prepend, native, quick, rounds: ROUNDS, pfRoundRuns: PF_ROUND_RUNS, baselineRoundRuns: BASELINE_ROUND_RUNS, nativeRuns: NATIVE_RUNS, limits: { BASELINE_HEAP_MB, BASELINE_FIRST_TIMEOUT_MS, BASELINE_TIMEOUT_MS, GROW_FACTOR, PF_TIMEOUT_MS, SLOW_MS } };
+  const raw = { machine: info, wasm: size, manifest, results, prepend, native, quick, rounds: ROUNDS, pfRoundRuns: PF_ROUND_RUNS, baselineRoundRuns: BASELINE_ROUND_RUNS, warmupRuns: WARMUP_RUNS, nativeRuns: NATIVE_RUNS, limits: { BASELINE_HEAP_MB, BASELINE_FIRST_TIMEOUT_MS, BASELINE_TIMEOUT_MS, GROW_FACTOR, PF_TIMEOUT_MS, SLOW_MS } };
   raw.elapsedMs = Date.now() - scriptStart;
   writeFileSync(join(resultsDir, 'raw.json'), `${JSON.stringify(raw, null, 1)}\n`);
   writeFileSync(join(resultsDir, 'time-vs-size.svg'), plot(raw));
@@ -482,7 +486,7 @@ function report(raw) {
   L.push(`- Node ${i.node}; ${i.rustc}; commit ${i.commit}${i.srcDirty ? ' plus uncommitted changes to src/ or Cargo.*' : ''}; run at ${i.date}.`);
   L.push(`- Command: \`bash scripts/bench.sh${raw.quick ? ' --quick' : ''}\`; the measurements took ${(raw.elapsedMs / 1000).toFixed(0)} s from the start of the script (wall clock).`);
   L.push(`- wasm: \`${raw.wasm.path}\` and \`pkg/node\`, built by \`scripts/build.sh\` (release, wasm-opt -Oz), file time ${raw.wasm.builtAt}.`);
-  L.push(`- Runs: every JS measurement runs in a fresh \`node --expose-gc\` process, and each workload is measured in ${raw.rounds} rounds that alternate the two programs, so that a change in the shared machine's load during a workload reaches both alike. A round: the baseline's first fold and its memory (in every round when that fold takes under ${SLOW_MS / 1000} s, else in the first round only), ${raw.baselineRoundRuns} repeated baseline folds after one not counted (when its first fold is slow: one repeated fold, none before it) and two \`JSON.parse\` runs, promptfold's ${raw.pfRoundRuns} repeated \`load\` and ${raw.pfRoundRuns} \`loadJson\` calls after one call of each not counted, then one first \`load\` and one first \`loadJson\`. "First" is the first call in a fresh process; each first-load column is the median over the rounds (the memory figures come from that median run). A median is taken over the runs of all rounds together. Repeated runs are timed after full GCs, each run's result freed before the next; a process stops early when another run would not fit in its time budget (baseline folds 25 s, \`JSON.parse\` 5 s, promptfold \`load\` 6 s, \`loadJson\` 5 s, \`views()\` 3 s); the tables give the count and \`bench/results/raw.json\` every run. A slow first fold of the baseline is its own warm-up and counts among its repeated runs; fast ones do not. Limits: the baseline runs with \`--max-old-space-size=${lim.BASELINE_HEAP_MB}\` and ${lim.BASELINE_FIRST_TIMEOUT_MS / 1000} s for its first fold; promptfold's first load is stopped at three times its repeated-run median so far (5 s at least, 20 s at most). A run stopped by a limit is reported as such, and a baseline that did not finish gets no ratio (a promptfold first load stopped at the limit gets an upper bound, "< x"). \`views()\` and \`stateAt\` are measured after the rounds, in one more process.`);
+  L.push(`- Runs: every JS measurement runs in a fresh \`node --expose-gc\` process, and each workload is measured in ${raw.rounds} rounds that alternate the two programs, so that a change in the shared machine's load during a workload reaches both alike. A round: the baseline's first fold and its memory (in every round when that fold takes under ${SLOW_MS / 1000} s, else in the first round only), ${raw.baselineRoundRuns} repeated baseline folds after ${raw.warmupRuns} not counted (when its first fold is slow: one repeated fold, none before it) and two \`JSON.parse\` runs, promptfold's ${raw.pfRoundRuns} repeated \`load\` and ${raw.pfRoundRuns} \`loadJson\` calls after ${raw.warmupRuns} calls of each not counted (V8 was still optimizing promptfold's JS during the second call of a process, by \`node --trace-opt\`; the baseline gets as many), then one first \`load\` and one first \`loadJson\`. "First" is the first call in a fresh process; each first-load column is the median over the rounds (the memory figures come from that median run). A median is taken over the runs of all rounds together. Repeated runs are timed after full GCs, each run's result freed before the next; a process stops early when another run would not fit in its time budget (baseline folds 25 s, \`JSON.parse\` 5 s, promptfold \`load\` 6 s, \`loadJson\` 5 s, \`views()\` 3 s); the tables give the count and \`bench/results/raw.json\` every run. A slow first fold of the baseline is its own warm-up and counts among its repeated runs; fast ones do not. Limits: the baseline runs with \`--max-old-space-size=${lim.BASELINE_HEAP_MB}\` and ${lim.BASELINE_FIRST_TIMEOUT_MS / 1000} s for its first fold; promptfold's first load is stopped at three times its repeated-run median so far (5 s at least, 20 s at most). A run stopped by a limit is reported as such, and a baseline that did not finish gets no ratio (a promptfold first load stopped at the limit gets an upper bound, "< x"). \`views()\` and \`stateAt\` are measured after the rounds, in one more process.`);
   L.push('- Inputs: generated by `node bench/gen.mjs` (seeded, deterministic; written to the gitignored `bench/data/` as JSON arrays, one event per line). Payloads are modest: system prompts of about 2,400 characters, 8 tool definitions (about 1.5 kB of JSON) on every request header, assistant texts of 150 to 450 and tool results of 200 to 1,000 characters.');
   L.push('');
   L.push('| workload | events | relevant | system messages | prunes | compactions | headers | JSON size | sha256 (first 16) |');

@@ -187,7 +187,9 @@ function matchTokens(value, tokens, at, specialized) {
 // thousand headers does not repay that: the first load of a typical session of 10,000 events
 // (1,614 headers) in a fresh process took 75 ms with them from the start and 54 ms with this
 // limit, and 160 ms against 120 ms of CPU over all threads (Node 20, medians of 7 processes).
+// A batch of LARGE_BATCH events or more repays them, and walks with them from the start.
 const GENERIC_COMPARISONS = 4096;
+const LARGE_BATCH = 32768;
 
 // matchTokens for the members of a record or the items of a list at a depth (0 for the config or
 // tools value itself), from after its OPEN_OBJECT or OPEN_ARRAY. The token at each member or item
@@ -484,7 +486,8 @@ class Packer {
   // `room` numbers from `address` in `memory`, the wasm memory, are free for the records: the
   // Rust side reserves the most numbers an event takes (MOST_SLOTS) for every event (up to
   // MOST_RESERVED_EVENTS), and the numbers are written there, neither allocated in JS nor copied.
-  constructor(memory, address, room) {
+  // `generic`: how many comparisons walk with the generic matchers (see GENERIC_COMPARISONS).
+  constructor(memory, address, room, generic) {
     this.memory = memory;
     this.address = address;
     this.room = room;
@@ -499,6 +502,7 @@ class Packer {
     this.config = new Previous();
     this.tools = new Previous();
     this.compared = 0;
+    this.generic = generic;
   }
 
   // Makes room for `slots` more numbers.
@@ -552,7 +556,7 @@ class Packer {
   // A header's config or tools: absent, the previous header's, or its JSON text. It becomes
   // `previous`.
   json(value, previous) {
-    const same = !isOmitted(value) && previous.present && previous.same(value, this.compared++ >= GENERIC_COMPARISONS);
+    const same = !isOmitted(value) && previous.present && previous.same(value, this.compared++ >= this.generic);
     const text = same || isOmitted(value) ? undefined : JSON.stringify(value);
     if (same) this.push(-2);
     else if (text === undefined) this.push(-1);
@@ -718,9 +722,9 @@ let keptPacker;
 // `room`), or the index of the first event that cannot be read (a getter that throws) or written
 // as JSON (a BigInt, a cycle).
 export function promptfoldPackBatch(events, memory, address, room) {
-  const packer = new Packer(memory, address, room);
+  const packer = new Packer(memory, address, room, events.length >= LARGE_BATCH ? 0 : GENERIC_COMPARISONS);
   if (keptPacker === undefined) {
-    keptPacker = new Packer(memory, address, 0);
+    keptPacker = new Packer(memory, address, 0, 0);
     keptPacker.bytes = new Uint8Array(0);
   }
   let i = 0;
