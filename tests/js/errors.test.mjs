@@ -2,9 +2,13 @@
 // offending event's index and seq, and leaves the conversation exactly as it was.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { repoRoot } from "./cases.mjs";
 import { promptfold } from "./promptfold.mjs";
 
 const { Conversation, inspectSystemPrompt, inspectRequestPrompt } = promptfold;
+const nodeBuild = join(repoRoot, "pkg", "node", "promptfold.js");
 
 const system = (seq, text, op = "append") => ({
   seq, time: seq, type: "system/message", surfaceOp: op,
@@ -71,6 +75,33 @@ test("a non-array", () => {
 test("an element that is not an event object", () => {
   expectRejected((c) => c.append([{ seq: 20, time: 20, type: "x" }, 7]), { code: "NOT_AN_OBJECT", index: 1 });
   expectRejected((c) => c.append([null]), { code: "NOT_AN_OBJECT", index: 0 });
+});
+
+// After an element that is not an event object, the later events are only checked for values
+// JSON cannot write (which are reported first, as malformed text is), not packed: a sparse array
+// of any length fails at its first hole without packing each hole as null.
+test("events after an element that is not an event object", () => {
+  const event = (seq) => ({ seq, time: seq, type: "x" });
+  expectRejected((c) => c.append([event(20), undefined, { ...event(22), time: 1n }]), { code: "UNSUPPORTED_VALUE", index: 2 });
+  expectRejected((c) => c.append([event(20), null, 5, 1n]), { code: "UNSUPPORTED_VALUE", index: 3 });
+  const throwing = [event(20), undefined, event(22)];
+  Object.defineProperty(throwing, 2, { get() { throw new Error("getter"); } });
+  expectRejected((c) => c.append(throwing), { code: "UNSUPPORTED_VALUE", index: 2 });
+  // In a fresh process, so that what earlier tests grew does not hide the growth.
+  const script = `
+    const { Conversation, wasmMemoryBytes } = require(${JSON.stringify(nodeBuild)});
+    const sparse = new Array(2_000_000);
+    sparse[0] = { seq: 20, time: 20, type: "x" };
+    const before = wasmMemoryBytes();
+    let code;
+    try { new Conversation().append(sparse); } catch (error) { code = error.code + " " + error.index; }
+    console.log(JSON.stringify({ code, grown: wasmMemoryBytes() - before }));`;
+  const run = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
+  assert.equal(run.status, 0, run.stderr);
+  const { code, grown } = JSON.parse(run.stdout);
+  assert.equal(code, "NOT_AN_OBJECT 1");
+  // The room reserved for the numbers (2^18 events of 12 numbers) and little more.
+  assert.ok(grown < 40 << 20, `the wasm memory grew by ${grown} bytes`);
 });
 
 test("an event without seq, or with a seq that is not a safe integer", () => {
