@@ -570,28 +570,15 @@ class Packer {
       this.members(event);
     } catch (error) {
       if (error !== AS_JSON) throw error;
-      this.rollBack(count, chunks, bytes, length);
+      this.count = count;
+      this.chunks.length = chunks;
+      this.bytes = bytes;
+      this.length = length;
       // The Rust side reads this one as JSON: the next header sends its config and tools.
       this.config.present = this.tools.present = false;
       this.push(0);
       this.text(JSON.stringify(slimEvent(event)) ?? "null");
     }
-  }
-
-  // Packs `event` and takes it out again: throws what packing it throws.
-  check(event) {
-    const count = this.count, chunks = this.chunks.length, bytes = this.bytes, length = this.length;
-    this.event(event);
-    this.rollBack(count, chunks, bytes, length);
-  }
-
-  // Takes out what was written after `count` numbers and `length` bytes of `bytes`, with `chunks`
-  // full chunks before it.
-  rollBack(count, chunks, bytes, length) {
-    this.count = count;
-    this.chunks.length = chunks;
-    this.bytes = bytes;
-    this.length = length;
   }
 
   members(event) {
@@ -742,18 +729,16 @@ export function promptfoldPackBatch(events, memory, address, room) {
   }
   let i = 0;
   try {
-    // The batch fails at an event that is not an object (NOT_AN_OBJECT, unless a later event
-    // holds a value JSON cannot write): the events after it are only checked for such values,
-    // not kept, so that the holes of a sparse array are not each packed as null.
+    // The batch fails at an event that is not an object (NOT_AN_OBJECT, unless a later one
+    // holds a value JSON cannot write or nests too deeply), so the elements after it that are
+    // not objects are not packed: each hole of a sparse array would be packed as null.
     let failed = false;
     for (; i < events.length; i++) {
       const event = events[i];
-      if (failed) {
-        if (typeof event === "object" && event !== null || typeof event === "bigint") packer.check(event);
-        continue;
-      }
+      const object = typeof event === "object" && event !== null;
+      if (failed && !object && typeof event !== "bigint") continue;
       packer.event(event);
-      failed = typeof event !== "object" || event === null;
+      failed ||= !object;
     }
   } catch {
     return i;

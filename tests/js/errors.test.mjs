@@ -77,9 +77,10 @@ test("an element that is not an event object", () => {
   expectRejected((c) => c.append([null]), { code: "NOT_AN_OBJECT", index: 0 });
 });
 
-// After an element that is not an event object, the later events are only checked for values
-// JSON cannot write (which are reported first, as malformed text is), not packed: a sparse array
-// of any length fails at its first hole without packing each hole as null.
+// After an element that is not an event object, the later elements that are not objects are not
+// packed (values JSON cannot write, and JSON nested too deeply, are still reported first, as
+// malformed text is): a sparse array of any length fails at its first hole without packing each
+// hole as null.
 test("events after an element that is not an event object", () => {
   const event = (seq) => ({ seq, time: seq, type: "x" });
   expectRejected((c) => c.append([event(20), undefined, { ...event(22), time: 1n }]), { code: "UNSUPPORTED_VALUE", index: 2 });
@@ -87,6 +88,11 @@ test("events after an element that is not an event object", () => {
   const throwing = [event(20), undefined, event(22)];
   Object.defineProperty(throwing, 2, { get() { throw new Error("getter"); } });
   expectRejected((c) => c.append(throwing), { code: "UNSUPPORTED_VALUE", index: 2 });
+  let deep = 1;
+  for (let i = 0; i < 400; i++) deep = [deep];
+  const deepHeader = { seq: 22, time: 22, type: "request/header", data: { reason: "initial", header: { config: deep, tools: [] } } };
+  expectRejected((c) => c.append([event(20), null, deepHeader]), { code: "MALFORMED_JSON" });
+  expectRejected((c) => c.appendJson(JSON.stringify([event(20), null, deepHeader])), { code: "MALFORMED_JSON" });
   // In a fresh process, so that what earlier tests grew does not hide the growth.
   const script = `
     const { Conversation, wasmMemoryBytes } = require(${JSON.stringify(nodeBuild)});
