@@ -14,7 +14,8 @@
 //                   first (what an earlier load of a session of this size leaves behind), then
 //                   of each of load and loadJson WARMUP calls (the process's first, timed apart)
 //                   and RUNS timed calls, each window freed
-//   pf-warm         ARG = bytes, grown as for pf-time; one loadJson, then views() and stateAt
+//   pf-warm         ARG = bytes, grown as for pf-time; one loadJson, then views() and stateAt,
+//                   then bench/read-floor.mjs's bare read of the header values beside load
 //   pf-prepend      ARG = bytes as for pf-warm; loads the newest 9,000 events of WORKLOAD, then
 //                   prepends older pages until the whole log is loaded
 // PROMPTFOLD_PKG=path/to/promptfold.js measures another build of the Node package.
@@ -25,6 +26,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inspectSystemPrompt, inspectRequestPrompt } from './baseline/baseline.mjs';
 import { dataPath } from './gen.mjs';
+import { readFloor } from './read-floor.mjs';
 import { seqs } from './seeded.mjs';
 import { median } from './stats.mjs';
 
@@ -32,6 +34,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 const [task, workload, arg] = process.argv.slice(2);
 
 if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
+
+// Runs of bench/read-floor.mjs's read and load in pf-warm, after runs not counted.
+const READ_FLOOR_RUNS = 5;
+const READ_FLOOR_WARMUP = 2;
 
 function collect() {
   for (let i = 0; i < 3; i++) global.gc();
@@ -264,6 +270,8 @@ const tasks = {
     }
     const stateAtEffectiveNs = ((performance.now() - t) * 1e6) / m;
     const final = c.stateAt(last);
+    // The bare read of every header's config and tools (bench/read-floor.mjs), beside load.
+    const floor = readFloor(pf, events, READ_FLOOR_RUNS, READ_FLOOR_WARMUP);
     return {
       grownTo,
       wasmAfter: pf.wasmMemoryBytes(),
@@ -275,6 +283,7 @@ const tasks = {
       stateAtEffectiveNs,
       stateAtCalls: n,
       stateAtEffectiveCalls: m,
+      readFloor: floor,
       check: {
         cards: v.chat.length,
         headers: v.trajectory.headers.length,

@@ -8,23 +8,17 @@
 // node of every header's config and tools (each member of each object, each item of each
 // array, the length of each string: no comparison, no check) and (2) `load` of the same
 // events, each after full GCs, and prints the medians of RUNS (default 15) after 2 not counted.
+// bench/measure.mjs runs the same (readFloor) for BENCHMARKS.md.
 // The walk is a lower bound for any exact comparison written in JS; what it leaves of `load` is
 // everything else (the other members of every event, and the wasm side). PROMPTFOLD_PKG picks
 // the package (default pkg/node/promptfold.js).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { median } from './stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
-const require = createRequire(import.meta.url);
-const pf = require(process.env.PROMPTFOLD_PKG || join(here, '..', 'pkg', 'node', 'promptfold.js'));
-
-const args = process.argv.slice(2);
-const runs = /^\d+$/.test(args[0] ?? '') ? Number(args.shift()) : 15;
-const WARMUP = 2;
 
 const collect = () => {
   for (let i = 0; i < 3; i++) global.gc();
@@ -51,18 +45,22 @@ function timed(body) {
   return [performance.now() - start, result];
 }
 
-for (const file of args) {
-  const events = JSON.parse(readFileSync(file, 'utf8'));
+/**
+ * Times, alternating, the bare read of every header's config and tools in `events` and `load` of
+ * `events` by `pf` (the package), each after full GCs: `warmup` runs of each not counted, then
+ * `runs` counted. Returns the headers, the nodes one read reads, and the medians in ms.
+ */
+export function readFloor(pf, events, runs, warmup) {
   const values = [];
   for (const event of events) {
     const header = event?.type === 'request/header' ? event.data?.header : undefined;
     if (header) values.push(header.config, header.tools);
   }
-  const walk = [];
+  const read = [];
   const load = [];
   let nodes = 0;
-  for (let run = 0; run < WARMUP + runs; run++) {
-    const [walkMs, count] = timed(() => {
+  for (let run = 0; run < warmup + runs; run++) {
+    const [readMs, count] = timed(() => {
       let total = 0;
       for (const value of values) total += readAll(value);
       return total;
@@ -74,22 +72,33 @@ for (const file of args) {
       return c;
     });
     conversation.free();
-    if (run >= WARMUP) {
-      walk.push(walkMs);
+    if (run >= warmup) {
+      read.push(readMs);
       load.push(loadMs);
     }
   }
-  const walkMs = median(walk);
-  const loadMs = median(load);
-  console.log(
-    JSON.stringify({
-      file,
-      headers: values.length / 2,
-      runs,
-      readNodes: nodes,
-      readMs: Number(walkMs.toFixed(2)),
-      loadMs: Number(loadMs.toFixed(2)),
-      readShareOfLoad: Number((walkMs / loadMs).toFixed(3)),
-    }),
-  );
+  return { headers: values.length / 2, nodes, readMs: median(read), loadMs: median(load) };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
+  const require = createRequire(import.meta.url);
+  const pf = require(process.env.PROMPTFOLD_PKG || join(here, '..', 'pkg', 'node', 'promptfold.js'));
+  const args = process.argv.slice(2);
+  const runs = /^\d+$/.test(args[0] ?? '') ? Number(args.shift()) : 15;
+  for (const file of args) {
+    const events = JSON.parse(readFileSync(file, 'utf8'));
+    const { headers, nodes, readMs, loadMs } = readFloor(pf, events, runs, 2);
+    console.log(
+      JSON.stringify({
+        file,
+        headers,
+        runs,
+        readNodes: nodes,
+        readMs: Number(readMs.toFixed(2)),
+        loadMs: Number(loadMs.toFixed(2)),
+        readShareOfLoad: Number((readMs / loadMs).toFixed(3)),
+      }),
+    );
+  }
 }
