@@ -56,8 +56,12 @@ impl Census {
 pub(crate) struct Analysis {
     window_start: Option<Seq>,
     locator: Locator,
-    /// The state after each relevant event, with that event's seq.
-    states: Vec<(Seq, SystemPromptState)>,
+    /// The seq of each relevant event, ascending: searched apart from the states, so that a
+    /// search reads half the memory (`stateAt` of random seqs in a window of 32,000 states
+    /// spent a fifth of its time in the search).
+    state_seqs: Vec<Seq>,
+    /// The state after each relevant event, at the index of its seq in `state_seqs`.
+    states: Vec<SystemPromptState>,
     /// The inspection of each header against the previous loaded header, with the header's seq;
     /// boxed, so that a prepend moves a pointer per kept inspection, not the inspection.
     inspections: Vec<(Seq, Box<RequestPromptInspection>)>,
@@ -91,6 +95,7 @@ impl Analysis {
     /// Walks `events`, which follow every event already walked, and returns what they changed.
     pub fn extend(&mut self, events: &[SessionEvent]) -> Delta {
         let census = Census::of(events);
+        self.state_seqs.reserve(census.relevant);
         self.states.reserve(census.relevant);
         self.inspections.reserve(census.headers);
         self.chat.reserve(&census);
@@ -105,7 +110,7 @@ impl Analysis {
     /// Walks the next event, adding what it changed to `delta`.
     fn walk(&mut self, event: &SessionEvent, delta: &mut Delta) {
         let location = self.locator.locate(event);
-        let before = self.states.last().map(|(_, state)| state);
+        let before = self.states.last();
         let inspection = event.header().map(|header| {
             let previous = self.inspections.last().map(|(_, last)| &last.prompt);
             let system = before.and_then(|state| state.effective());
@@ -130,7 +135,8 @@ impl Analysis {
         delta.moved.extend(cards.moved);
         delta.trajectory_changed |= self.trajectory.observe(&seen);
         if let Some(after) = folded {
-            self.states.push((event.seq, after));
+            self.state_seqs.push(event.seq);
+            self.states.push(after);
         }
         if let Some(inspection) = inspection {
             self.inspections.push((event.seq, inspection));
@@ -145,14 +151,14 @@ impl Analysis {
     /// The index of the state [`Analysis::state_at`] returns for `seq`. A state keeps its index
     /// while the window only grows at its end.
     pub fn state_index(&self, seq: Seq) -> Option<usize> {
-        self.states
-            .partition_point(|(state_seq, _)| *state_seq <= seq)
+        self.state_seqs
+            .partition_point(|state_seq| *state_seq <= seq)
             .checked_sub(1)
     }
 
     /// The state at `index` (see [`Analysis::state_index`]).
     pub fn state_by_index(&self, index: usize) -> Option<&SystemPromptState> {
-        self.states.get(index).map(|(_, state)| state)
+        self.states.get(index)
     }
 
     /// The inspection of the header at exactly `seq`.
@@ -168,12 +174,12 @@ impl Analysis {
 
     /// One line per event of `events` (the events this analysis walked).
     pub fn lines(&self, events: &[SessionEvent]) -> Vec<EventLine> {
-        let mut states = self.states.iter().peekable();
+        let mut states = self.state_seqs.iter().zip(&self.states).peekable();
         let mut current: Option<&SystemPromptState> = None;
         events
             .iter()
             .map(|event| {
-                while let Some((_, state)) = states.next_if(|(seq, _)| *seq <= event.seq) {
+                while let Some((_, state)) = states.next_if(|(seq, _)| **seq <= event.seq) {
                     current = Some(state);
                 }
                 EventLine {

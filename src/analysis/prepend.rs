@@ -59,7 +59,7 @@ impl Analysis {
             state.is_some_and(|state| state.is_uncertain())
         };
         event.is_relevant()
-            && uncertain(self.states.last().map(|(_, state)| state))
+            && uncertain(self.states.last())
             && uncertain(old.state_at(event.seq))
             && self.locator == *old_locator
             && same_last_header(self, old, event.seq)
@@ -68,13 +68,14 @@ impl Analysis {
     /// Joins `old`'s data of the events after `through` onto this walk, which ends there, and
     /// returns whether the trajectory changed. `old` keeps its cards.
     fn splice(&mut self, old: &mut Analysis, through: Seq) -> bool {
-        let cut = old.states.partition_point(|(seq, _)| *seq <= through);
+        let cut = old.state_seqs.partition_point(|seq| *seq <= through);
         // The kept states are the old walk's uncertain state: this walk's has its window start.
-        if let Some((_, uncertain)) = self.states.last() {
-            for (_, state) in old.states.get_mut(cut..).unwrap_or_default() {
+        if let Some(uncertain) = self.states.last() {
+            for state in old.states.get_mut(cut..).unwrap_or_default() {
                 *state = uncertain.clone();
             }
         }
+        self.state_seqs.append(&mut old.state_seqs.split_off(cut));
         self.states.append(&mut old.states.split_off(cut));
         let cut = old.inspections.partition_point(|(seq, _)| *seq <= through);
         old.inspections.drain(..cut);
