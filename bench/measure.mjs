@@ -36,8 +36,8 @@ const [task, workload, arg] = process.argv.slice(2);
 if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
 
 // Runs of bench/read-floor.mjs's read and load in pf-warm, after runs not counted.
-const READ_FLOOR_RUNS = 5;
-const READ_FLOOR_WARMUP = 2;
+const READ_FLOOR_RUNS = 3;
+const READ_FLOOR_WARMUP = 1;
 
 function collect() {
   for (let i = 0; i < 3; i++) global.gc();

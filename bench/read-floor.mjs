@@ -48,7 +48,7 @@ function timed(body) {
 /**
  * Times, alternating, the bare read of every header's config and tools in `events` and `load` of
  * `events` by `pf` (the package), each after full GCs: `warmup` runs of each not counted, then
- * `runs` counted. Returns the headers, the nodes one read reads, and the medians in ms.
+ * `runs` counted. Returns the headers, the nodes one read reads, the runs, and the medians in ms.
  */
 export function readFloor(pf, events, runs, warmup) {
   const values = [];
@@ -77,7 +77,7 @@ export function readFloor(pf, events, runs, warmup) {
       load.push(loadMs);
     }
   }
-  return { headers: values.length / 2, nodes, readMs: median(read), loadMs: median(load) };
+  return { headers: values.length / 2, nodes, runs, warmup, readMs: median(read), loadMs: median(load) };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
