@@ -8,10 +8,10 @@
 // node of every header's config and tools (each member of each object, each item of each
 // array, the length of each string: no comparison, no check) and (2) `load` of the same
 // events, each after full GCs, and prints the medians of RUNS (default 15) after 2 not counted.
-// bench/measure.mjs runs the same (readFloor) for BENCHMARKS.md.
 // The walk is a lower bound for any exact comparison written in JS; what it leaves of `load` is
 // everything else (the other members of every event, and the wasm side). PROMPTFOLD_PKG picks
-// the package (default pkg/node/promptfold.js).
+// the package (default pkg/node/promptfold.js). bench/measure.mjs runs the same (readFloor) for
+// BENCHMARKS.md, with fewer runs.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
