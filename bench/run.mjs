@@ -381,6 +381,9 @@ function main() {
 }
 
 const ok = (r) => r && !r.failed;
+// A row's bare read of the header values beside load (bench/read-floor.mjs), when measured.
+const readFloorOf = (row) => (ok(row.r.pfWarm) ? row.r.pfWarm.readFloor : undefined);
+const readShare = (floor) => `${((floor.readMs / floor.loadMs) * 100).toFixed(0)}%`;
 
 // Medians, ratios and memory per workload, from the raw results.
 function derived(raw) {
@@ -521,16 +524,16 @@ function report(raw) {
   L.push('');
   L.push(`"First" and "median" differ for promptfold mostly because its repeated runs start with the wasm memory already grown (in one step, to ${lim.GROW_FACTOR} times the JSON size, as in a page that already loaded a session of that size), while a first load grows it (Node then also collects garbage in reaction to the growth of external memory) and runs code the JIT has not optimized yet. The first-load columns are what a page sees on its first load.`);
   L.push('');
-  const anyFloor = all.map((row) => (ok(row.r.pfWarm) ? row.r.pfWarm.readFloor : undefined)).find(Boolean);
+  const anyFloor = all.map(readFloorOf).find(Boolean);
   const floorRuns = anyFloor?.runs !== undefined ? `${anyFloor.runs} runs after ${anyFloor.warmup} not counted` : 'several runs';
   L.push(`From JS objects, \`load\` compares the config and tools of each request header with those of the previous header, exactly (as JSON writes them, getters run in the order JSON runs them), so it reads every node of them. A walk in JS that only reads those nodes (each member of each object, each item of each array, the length of each string; no comparison, no check: \`bench/read-floor.mjs\`) is a lower bound for any such comparison. Timed in one process, alternating with \`load\` of the same events, each after full GCs (medians of ${floorRuns}; a process of its own, so its \`load\` median differs from the table above):`);
   L.push('');
   L.push('| workload | headers | nodes read | bare read | `load` | read / `load` |');
   L.push('| --- | ---: | ---: | ---: | ---: | ---: |');
   for (const row of all) {
-    const floor = ok(row.r.pfWarm) ? row.r.pfWarm.readFloor : undefined;
+    const floor = readFloorOf(row);
     if (!floor) continue;
-    L.push(`| ${row.w.label} | ${fmtInt(floor.headers)} | ${fmtInt(floor.nodes)} | ${fmtMs(floor.readMs)} | ${fmtMs(floor.loadMs)} | ${(floor.readMs / floor.loadMs * 100).toFixed(0)}% |`);
+    L.push(`| ${row.w.label} | ${fmtInt(floor.headers)} | ${fmtInt(floor.nodes)} | ${fmtMs(floor.readMs)} | ${fmtMs(floor.loadMs)} | ${readShare(floor)} |`);
   }
   L.push('');
   L.push('![time against session size, log-log](bench/results/time-vs-size.svg)');
@@ -614,8 +617,8 @@ function report(raw) {
   const p8 = rows['prune-8k'];
   const t100 = rows['typical-100k'];
   if (p8) {
-    const floor8 = ok(p8.r.pfWarm) ? p8.r.pfWarm.readFloor : undefined;
-    const p8Floor = floor8 ? `; from objects, the bare read of the header values alone is ${(floor8.readMs / floor8.loadMs * 100).toFixed(0)}% of a load (see above)` : '';
+    const floor8 = readFloorOf(p8);
+    const p8Floor = floor8 ? `; from objects, the bare read of the header values alone is ${readShare(floor8)} of a load (see above)` : '';
     L.push(`| prune-heavy 8,000: at least 100x faster | objects ${fmtRatio(p8.ratioObj)} (first load ${ratioOrBound(p8.ratioColdObj, p8.boundColdObj)}); text ${fmtRatio(p8.ratioText)} (first ${ratioOrBound(p8.ratioColdText, p8.boundColdText)})${p8Floor} | ${met(atLeast(p8.ratioObj, 100), atLeast(p8.ratioText, 100))} |`);
     L.push(`| prune-heavy 8,000: at least 50x less retained memory | ${fmtRatio(p8.memRatio)} (\`load\`), ${fmtRatio(p8.memRatioText)} (\`loadJson\`); native exact ${fmtRatio(p8.memRatioNative)} | ${met(atLeast(p8.memRatio, 50), atLeast(p8.memRatioText, 50))} |`);
   }

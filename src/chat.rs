@@ -221,20 +221,18 @@ impl Steps {
     /// The index of the slot of step `key`, made when the step is new.
     fn index(&mut self, key: (u64, u64)) -> usize {
         let next = self.slots.len();
-        let greatest = self.ascending.last().map(|(greatest, _)| *greatest);
-        let found = match greatest {
-            Some(greatest) if key <= greatest => {
+        let at = match self.ascending.last() {
+            Some((greatest, _)) if key <= *greatest => {
                 match self.ascending.binary_search_by_key(&key, |(key, _)| *key) {
-                    Ok(position) => self.ascending.get(position).map(|(_, at)| *at),
-                    Err(_) => Some(*self.others.entry(key).or_insert(next)),
+                    Ok(position) => self.ascending.get(position).map_or(next, |(_, at)| *at),
+                    Err(_) => *self.others.entry(key).or_insert(next),
                 }
             }
             _ => {
                 self.ascending.push((key, next));
-                None
+                next
             }
         };
-        let at = found.unwrap_or(next);
         if at == next {
             self.slots.push(StepSlot::default());
         }

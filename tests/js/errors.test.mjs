@@ -4,11 +4,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { repoRoot } from "./cases.mjs";
-import { promptfold } from "./promptfold.mjs";
+import { packageDir, promptfold } from "./promptfold.mjs";
 
 const { Conversation, inspectSystemPrompt, inspectRequestPrompt } = promptfold;
-const nodeBuild = join(repoRoot, "pkg", "node", "promptfold.js");
+const nodeBuild = join(packageDir, "promptfold.js");
 
 const system = (seq, text, op = "append") => ({
   seq, time: seq, type: "system/message", surfaceOp: op,

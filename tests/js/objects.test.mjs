@@ -322,10 +322,9 @@ test("an enumerable member added to Object.prototype during a batch does not mak
 // two functions written out again for each depth: they must stay the same code but for the
 // depth, each calling those of the next depth.
 test("the record and list matchers of every depth are the same code", () => {
-  const source = batchSource;
   const depths = ["0", "1", "2", "3", "4", "5", "Deeper"];
   for (const kind of ["Record", "List"]) {
-    const matchers = [...source.matchAll(new RegExp(`^function match${kind}(\\w+)\\((\\w+), tokens, at(, depth)?\\) \\{\\n([\\s\\S]*?)\\n\\}$`, "gm"))];
+    const matchers = [...batchSource.matchAll(new RegExp(`^function match${kind}(\\w+)\\((\\w+), tokens, at(, depth)?\\) \\{\\n([\\s\\S]*?)\\n\\}$`, "gm"))];
     assert.deepEqual(matchers.map(([, depth]) => depth), depths, kind);
     // Each body with the depth and the next written as placeholders; the last depths pass the depth on.
     const general = ([, , , , body], i) => {

@@ -3,7 +3,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "./cases.mjs";
 
-const entry = join(repoRoot, "pkg", "node", "promptfold.mjs");
+/** The folder of the Node build. */
+export const packageDir = join(repoRoot, "pkg", "node");
+const entry = join(packageDir, "promptfold.mjs");
 if (!existsSync(entry)) {
   throw new Error(`${entry} is missing: run scripts/build.sh first`);
 }
