@@ -370,7 +370,8 @@ impl Batch {
             Some(error) => Err(error),
             None => {
                 let mut events = self.events;
-                events.shrink_to_fit();
+                let room = crate::analysis::live_room(events.len());
+                events.shrink_to(events.len().saturating_add(room));
                 Ok(self.frame.finish(events, torn))
             }
         }
