@@ -250,6 +250,8 @@ fn parse_json_lines(
                 };
                 return batch.finish(Some((tail, line.as_bytes().to_vec())));
             }
+            let line = line.strip_suffix('\n').unwrap_or(line);
+            let line = line.strip_suffix('\r').unwrap_or(line);
             return Err(malformed(line, reader.error(), line_index));
         }
         remembered = reader.remembered();
