@@ -100,7 +100,7 @@ impl Analysis {
     pub fn of_window(events: &[SessionEvent]) -> Analysis {
         let mut analysis = Analysis::new(events.first().map(|event| event.seq));
         analysis.reserve(&Census::of(events).with_live_room());
-        analysis.extend(events);
+        analysis.walk_all(events);
         analysis.chat.shrink_to_fit();
         analysis.trajectory.shrink_to_fit();
         analysis
@@ -122,6 +122,11 @@ impl Analysis {
     /// Walks `events`, which follow every event already walked, and returns what they changed.
     pub fn extend(&mut self, events: &[SessionEvent]) -> Delta {
         self.reserve(&Census::of(events));
+        self.walk_all(events)
+    }
+
+    /// Walks `events` (room for them reserved) and returns what they changed.
+    fn walk_all(&mut self, events: &[SessionEvent]) -> Delta {
         let mut delta = Delta::default();
         for event in events {
             self.walk(event, &mut delta);

@@ -10,7 +10,7 @@ use crate::front_vec::{FrontVec, Spare};
 use crate::intern::JsonInterner;
 use crate::json::JsonValue;
 use crate::parse::framing::{Framing, Numbering, Rows};
-use crate::parse::{parse_fed_lines, parse_text_rows};
+use crate::parse::{parse_fed_lines, parse_rows, parse_text_rows};
 use crate::request::RequestPromptInspection;
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
 
@@ -48,6 +48,13 @@ pub struct Conversation {
     /// Lines of JSON lines text read since the window was loaded (for line numbers in errors of
     /// [`Conversation::feed`]).
     lines_read: usize,
+}
+
+/// JSON text as given to the Rust API.
+#[derive(Clone, Copy)]
+enum Text<'a> {
+    Str(&'a str),
+    Bytes(&'a [u8]),
 }
 
 /// Which call a batch comes with: what its framing allows and what it does to the window.
@@ -264,7 +271,7 @@ impl Conversation {
     /// `\r\n`, a byte order mark; BEHAVIOUR.md section 10). A torn last line is left out and
     /// reported in the change's `torn_tail`, and kept for [`Conversation::feed`].
     pub fn load_json(&mut self, text: &str, has_more: bool) -> Result<ConversationChange, Error> {
-        self.load_json_bytes(text.as_bytes(), has_more)
+        self.apply_text(Call::Load, Text::Str(text), has_more)
     }
 
     /// [`Conversation::load_json`] from UTF-8 bytes (a torn last line may end inside a
@@ -274,17 +281,17 @@ impl Conversation {
         text: &[u8],
         has_more: bool,
     ) -> Result<ConversationChange, Error> {
-        self.apply_text(Call::Load, text, has_more)
+        self.apply_text(Call::Load, Text::Bytes(text), has_more)
     }
 
     /// [`Conversation::append`] from JSON text, read as [`Conversation::load_json`] reads it.
     pub fn append_json(&mut self, text: &str) -> Result<ConversationChange, Error> {
-        self.append_json_bytes(text.as_bytes())
+        self.apply_text(Call::Append, Text::Str(text), self.has_more)
     }
 
     /// [`Conversation::append_json`] from UTF-8 bytes.
     pub fn append_json_bytes(&mut self, text: &[u8]) -> Result<ConversationChange, Error> {
-        self.apply_text(Call::Append, text, self.has_more)
+        self.apply_text(Call::Append, Text::Bytes(text), self.has_more)
     }
 
     /// [`Conversation::prepend`] from JSON text (a JSON array or JSON lines; the oldest page
@@ -294,7 +301,7 @@ impl Conversation {
         text: &str,
         has_more: bool,
     ) -> Result<ConversationChange, Error> {
-        self.prepend_json_bytes(text.as_bytes(), has_more)
+        self.apply_text(Call::Prepend, Text::Str(text), has_more)
     }
 
     /// [`Conversation::prepend_json`] from UTF-8 bytes.
@@ -303,17 +310,22 @@ impl Conversation {
         text: &[u8],
         has_more: bool,
     ) -> Result<ConversationChange, Error> {
-        self.apply_text(Call::Prepend, text, has_more)
+        self.apply_text(Call::Prepend, Text::Bytes(text), has_more)
     }
 
     fn apply_text(
         &mut self,
         call: Call,
-        text: &[u8],
+        text: Text<'_>,
         has_more: bool,
     ) -> Result<ConversationChange, Error> {
         let framing = self.framing(call, true);
-        let rows = parse_text_rows(text, self.batch_interner(call == Call::Load), framing)?;
+        let interner = self.batch_interner(call == Call::Load);
+        let rows = match text {
+            // Already UTF-8.
+            Text::Str(text) => parse_rows(text, interner, framing)?,
+            Text::Bytes(bytes) => parse_text_rows(bytes, interner, framing)?,
+        };
         let lines = rows.lines;
         let change = self.apply(call, rows, has_more)?;
         self.text_read(call, lines);

@@ -13,7 +13,7 @@ use crate::event::{
 use crate::intern::JsonInterner;
 use crate::json::reader::{key_code, Failed, KeyCode, Reader, Step, SLOTS};
 use crate::json::{malformed, JsonValue};
-use framing::{Frame, Framing, Row, Rows, TornTail};
+use framing::{Frame, Framing, Numbering, Row, Rows, TornTail};
 
 pub(crate) mod framing;
 // Only the wasm build receives packed batches; native builds test the reader.
@@ -621,7 +621,7 @@ impl<'a> RawEvent<'a> {
     /// Reads one event in place of this one: the struct is not moved (in wasm, a move of a
     /// struct this large is a `memory.copy`, which engines may run as a call out of wasm).
     fn read_in_place(&mut self, reader: &mut Reader<'a>) -> Step<()> {
-        self.read_member_in_place(reader, true)
+        self.read_member_in_place::<true>(reader)
     }
 
     /// Whether this row may be a session header (whose JSON text is then kept whole).
@@ -629,9 +629,9 @@ impl<'a> RawEvent<'a> {
         matches!(self, RawEvent::Object(object) if object.kind == TypeTag::Session && object.seq == Kind::Absent)
     }
 
-    /// [`RawEvent::read_in_place`]; `row`: the event is a row of the batch (and may be an SDK
+    /// [`RawEvent::read_in_place`]; `ROW`: the event is a row of the batch (and may be an SDK
     /// notification), not the event a notification carries.
-    fn read_member_in_place(&mut self, reader: &mut Reader<'a>, row: bool) -> Step<()> {
+    fn read_member_in_place<const ROW: bool>(&mut self, reader: &mut Reader<'a>) -> Step<()> {
         if reader.peek() != Some(b'{') {
             *self = RawEvent::NotObject(Kind::read(reader)?);
             return Ok(());
@@ -649,13 +649,13 @@ impl<'a> RawEvent<'a> {
                 TYPE => raw.kind = TypeTag::read(reader)?,
                 SURFACE_OP => raw.surface_op = RawSurfaceOp::read(reader)?,
                 DATA => raw.data.read(reader, DataWants::for_type(raw.kind))?,
-                METHOD if row => {
+                METHOD if ROW => {
                     raw.method = match read_string_code(reader)? {
                         Some(names::SESSION_EVENT) => Method::SessionEvent,
                         _ => Method::Other,
                     }
                 }
-                PARAMS if row => raw.carried = read_carried_event(reader)?,
+                PARAMS if ROW => raw.carried = read_carried_event(reader)?,
                 _ => reader.skip_value()?,
             }
         }
@@ -675,7 +675,7 @@ fn read_carried_event<'a>(reader: &mut Reader<'a>) -> Step<Option<Box<RawEvent<'
     while let Some(member) = members.next(reader)? {
         if member == EVENT {
             let mut event = Box::<RawEvent<'a>>::default();
-            event.read_member_in_place(reader, false)?;
+            event.read_member_in_place::<false>(reader)?;
             carried = Some(event);
         } else {
             reader.skip_value()?;
@@ -971,14 +971,22 @@ impl RawEvent<'_> {
                 })
             }
         };
-        let given_seq = match &raw.seq {
-            Kind::Absent => None,
-            value => Some(value.safe_integer().ok_or_else(|| Error::InvalidSeq {
-                index,
-                found: value.describe(),
-            })),
+        let invalid_seq = |value: &Kind| Error::InvalidSeq {
+            index,
+            found: value.describe(),
         };
-        let seq = frame.seq(index, given_seq, || raw.seq.describe())?;
+        let seq = match (&raw.seq, frame.numbering) {
+            // Every event of a log with seqs.
+            (value @ Kind::Number(_), Numbering::Given) => {
+                value.safe_integer().ok_or_else(|| invalid_seq(value))?
+            }
+            (Kind::Absent, _) => frame.seq(index, None, String::new)?,
+            (value, _) => frame.seq(
+                index,
+                Some(value.safe_integer().ok_or_else(|| invalid_seq(value))),
+                || value.describe(),
+            )?,
+        };
         let surface_op = validate_surface_op(&raw.surface_op, index, seq)?;
         let time = match raw.time {
             Kind::Number(time) => time,
