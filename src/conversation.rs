@@ -12,6 +12,8 @@ use crate::parse::parse_events_with;
 use crate::request::RequestPromptInspection;
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
 
+mod diffs;
+
 /// A window of a session log: the newest page first, live events at the tail, older pages
 /// prepended on demand. Every output equals a fresh load of the same events (D1), and the fold
 /// starts at the window's first seq (D2).
@@ -37,6 +39,7 @@ pub struct Conversation {
     has_more: bool,
     analysis: Analysis,
     interner: JsonInterner,
+    diffs: diffs::DiffCache,
 }
 
 impl Conversation {
@@ -57,6 +60,7 @@ impl Conversation {
         let change = compare(&self.analysis, &analysis);
         self.events = FrontVec::from(events);
         self.analysis = analysis;
+        self.diffs.clear();
         self.has_more = has_more;
         Ok(change)
     }

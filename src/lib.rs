@@ -100,4 +100,6 @@ pub use request::{
     inspect_request_prompt, ChangeKind, PromptChange, PromptSnapshot, RequestPromptInspection,
 };
 pub use trajectory::{HeaderFact, Request, Trajectory};
+pub use views::diff;
+pub use views::diff::{diff_prompts, PromptDiff};
 pub use views::{ChatChange, ConversationChange, EventLine, Views};

@@ -22,7 +22,7 @@ use crate::parse::parse_events_with;
 /// Every call returns a `ConversationChange`; a call that throws leaves the window unchanged.
 #[wasm_bindgen(js_name = Conversation)]
 pub struct JsConversation {
-    inner: Conversation,
+    pub(super) inner: Conversation,
     handles: StateHandles,
 }
 
