@@ -2,7 +2,6 @@
 //! kept per key while the window compares the same prompts.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::chat::{CardKey, CardSource};
@@ -45,7 +44,7 @@ impl Compared {
 }
 
 /// Which view a key belongs to (a card and a header fact may share a key).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum View {
     Card,
     Change,
@@ -54,26 +53,35 @@ enum View {
 /// A diff made, with the prompts it compared.
 type Kept = (Compared, Rc<PromptDiff>);
 
-/// The diffs made so far, by view and key.
+/// The diffs made so far, by view and key (searched in turn: a UI asks for a few at a time).
 #[derive(Clone, Debug, Default)]
 pub(super) struct DiffCache {
-    kept: RefCell<HashMap<(View, CardKey), Kept>>,
+    kept: RefCell<Vec<((View, CardKey), Kept)>>,
 }
 
 impl DiffCache {
     /// The diff of `compared` for `key`: the kept one when it compared the same prompts.
     fn get(&self, view: View, key: CardKey, compared: Compared) -> Rc<PromptDiff> {
-        if let Some((kept, diff)) = self.kept.borrow().get(&(view, key)) {
-            if kept.same_as(&compared) {
+        let mut kept = self.kept.borrow_mut();
+        let at = kept
+            .iter()
+            .position(|(kept_key, _)| *kept_key == (view, key));
+        if let Some((_, (was, diff))) = at.and_then(|at| kept.get(at)) {
+            if was.same_as(&compared) {
                 return Rc::clone(diff);
             }
         }
         let diff = Rc::new(compared.diff());
-        let mut kept = self.kept.borrow_mut();
-        if kept.len() >= KEPT {
-            kept.clear();
+        let entry = ((view, key), (compared, Rc::clone(&diff)));
+        match at.and_then(|at| kept.get_mut(at)) {
+            Some(slot) => *slot = entry,
+            None => {
+                if kept.len() >= KEPT {
+                    kept.clear();
+                }
+                kept.push(entry);
+            }
         }
-        kept.insert((view, key), (compared, Rc::clone(&diff)));
         diff
     }
 

@@ -10,8 +10,10 @@ use super::conversation::JsConversation;
 use super::convert::optional_json;
 use super::error::throw;
 use super::outgoing::length;
+use super::text::whole_string;
 use crate::chat::{CardKey, CardSource};
 use crate::error::Error;
+use crate::event::Seq;
 use crate::json::JsonValue;
 use crate::plain::snapshot_from_json;
 use crate::request::PromptSnapshot;
@@ -256,14 +258,23 @@ fn parse_key(key: &str) -> Option<CardKey> {
         "request" => CardSource::Request,
         _ => return None,
     };
-    let canonical = seq == "0" || (!seq.starts_with(['0', '+', '-']) && !seq.is_empty());
-    let seq = seq.parse().ok().filter(|_| canonical)?;
-    Some(CardKey { source, seq })
+    // The canonical decimal form of a seq: digits, no leading zero.
+    if seq.is_empty() || seq.len() > 16 || (seq.len() > 1 && seq.starts_with('0')) {
+        return None;
+    }
+    let mut value: Seq = 0;
+    for byte in seq.bytes() {
+        let digit = Seq::from(byte.checked_sub(b'0').filter(|digit| *digit <= 9)?);
+        value = value.checked_mul(10)?.checked_add(digit)?;
+    }
+    Some(CardKey { source, seq: value })
 }
 
 /// A prompt argument: a string is a system text alone.
 fn prompt_from_js(value: &JsValue, argument: &str) -> Result<PromptSnapshot, Error> {
-    if let Some(text) = value.as_string() {
+    if let Some(text) = value.dyn_ref::<js_sys::JsString>() {
+        // Through `encodeInto`: wasm-bindgen's own passing copies one UTF-16 unit at a time.
+        let text = whole_string(text)?;
         return Ok(PromptSnapshot::new(
             None,
             &text,

@@ -1,5 +1,5 @@
 //! Line diffs of two texts as unified hunks (the shape of the npm `diff` package's
-//! `structuredPatch` hunks), computed with `imara-diff` within a bound on the work.
+//! `structuredPatch` hunks), computed with a bounded Myers diff (`myers`).
 //!
 //! A text is its lines split at `\n`: `"a\nb"` is `["a", "b"]`, `"a\n"` is `["a", ""]`, and
 //! `""` has no lines. Joining the lines with `\n` gives the text back byte for byte, so a `\r`
@@ -7,14 +7,13 @@
 
 use std::ops::Range;
 
-use imara_diff::{Algorithm, Diff, InternedInput, Token};
+use super::intern::Interner;
+use super::myers;
 
 /// Lines of unchanged context around each change, as `structuredPatch` gives by default.
 pub const CONTEXT: usize = 3;
 
-/// The most work a line diff may take, in units of the estimate [`estimated_work`] makes (about
-/// a nanosecond each in wasm, see docs/diff.md). Past it the changed middle is replaced whole.
-pub const WORK_BOUND: u64 = 20_000_000;
+pub use super::myers::WORK_BOUND;
 
 /// One hunk: a run of changes with up to [`CONTEXT`] lines of context around it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,51 +75,31 @@ pub fn diff_lines(old: &str, new: &str) -> TextDiff {
     }
     let old_lines = split_lines(old);
     let new_lines = split_lines(new);
-    let mut input: InternedInput<&str> = InternedInput::default();
-    input.reserve(count(old_lines.len()), count(new_lines.len()));
-    input.update_before(old_lines.iter().copied());
-    input.update_after(new_lines.iter().copied());
-    let tokens = input.interner.num_tokens();
-    let within = estimated_work(&input.before, &input.after, tokens) <= WORK_BOUND;
-    let changes = if within {
-        let mut diff = Diff::default();
-        diff.compute_with(Algorithm::Histogram, &input.before, &input.after, tokens);
-        diff.postprocess_lines(&input);
-        diff.hunks()
-            .map(|hunk| Change {
-                old: index(hunk.before.start)..index(hunk.before.end),
-                new: index(hunk.after.start)..index(hunk.after.end),
-            })
-            .collect()
-    } else {
-        whole_middle(&input.before, &input.after)
+    let mut interner = Interner::new(old_lines.len().saturating_add(new_lines.len()));
+    let old_ids: Vec<u32> = old_lines.iter().map(|line| interner.intern(line)).collect();
+    let new_ids: Vec<u32> = new_lines.iter().map(|line| interner.intern(line)).collect();
+    let (prefix, suffix) = common_ends(&old_ids, &new_ids);
+    let old_middle = prefix..old_ids.len().saturating_sub(suffix);
+    let new_middle = prefix..new_ids.len().saturating_sub(suffix);
+    let edits = edits(
+        old_ids.get(old_middle.clone()).unwrap_or_default(),
+        new_ids.get(new_middle.clone()).unwrap_or_default(),
+        interner.count(),
+    );
+    let changes = match &edits {
+        Some((removed, added)) => changes(removed, added, prefix),
+        None => vec![Change {
+            old: old_middle,
+            new: new_middle,
+        }],
     };
     let mut diff = hunks(&old_lines, &new_lines, &changes);
-    diff.replaced_whole = !within;
+    diff.replaced_whole = edits.is_none();
     diff
 }
 
-/// A line count as `imara-diff` takes it (prompts are far below `u32::MAX` lines).
-fn count(lines: usize) -> u32 {
-    u32::try_from(lines).unwrap_or(u32::MAX)
-}
-
-/// A line index `imara-diff` returned.
-fn index(line: u32) -> usize {
-    line as usize
-}
-
-/// The fallback: everything between the common first and last lines, replaced.
-fn whole_middle(old: &[Token], new: &[Token]) -> Vec<Change> {
-    let (prefix, suffix) = common_ends(old, new);
-    vec![Change {
-        old: prefix..old.len().saturating_sub(suffix),
-        new: prefix..new.len().saturating_sub(suffix),
-    }]
-}
-
 /// Lengths of the common first lines and of the common last lines (not overlapping).
-fn common_ends(old: &[Token], new: &[Token]) -> (usize, usize) {
+fn common_ends(old: &[u32], new: &[u32]) -> (usize, usize) {
     let prefix = old
         .iter()
         .zip(new)
@@ -137,118 +116,72 @@ fn common_ends(old: &[Token], new: &[Token]) -> (usize, usize) {
     (prefix, suffix)
 }
 
-/// An upper bound on the work of the diff: `(n + m) * d`, where `n` and `m` count the lines
-/// between the common ends that occur on both sides (the diff drops the others first) and `d`
-/// bounds the edit distance between those: `n + m` less twice the lines of a common
-/// subsequence found cheaply (lines unique on both sides, in increasing order on both, each
-/// extended over the equal lines around it). The diff's Myers stage costs `O((n + m) * D)`.
-pub fn estimated_work(old: &[Token], new: &[Token], tokens: u32) -> u64 {
-    let (prefix, suffix) = common_ends(old, new);
-    let old = old
-        .get(prefix..old.len().saturating_sub(suffix))
-        .unwrap_or_default();
-    let new = new
-        .get(prefix..new.len().saturating_sub(suffix))
-        .unwrap_or_default();
-    let slots = index(tokens);
-    let mut in_old = vec![0u32; slots];
-    let mut in_new = vec![0u32; slots];
-    for (tokens, counts) in [(old, &mut in_old), (new, &mut in_new)] {
-        for token in tokens {
-            if let Some(count) = counts.get_mut(index(token.0)) {
-                *count = count.saturating_add(1);
+/// Which lines of `old` are removed and which of `new` added (ids below `ids`), `None` past the
+/// work bound. Lines that do not occur on the other side are changes whatever the diff finds,
+/// so only the others go to the Myers diff (as GNU diff and git do): two unrelated prompts then
+/// cost almost nothing.
+fn edits(old: &[u32], new: &[u32], ids: usize) -> Option<(Vec<bool>, Vec<bool>)> {
+    let mut in_old = vec![false; ids];
+    let mut in_new = vec![false; ids];
+    for (lines, seen) in [(old, &mut in_old), (new, &mut in_new)] {
+        for id in lines {
+            if let Some(flag) = seen.get_mut(*id as usize) {
+                *flag = true;
             }
         }
     }
-    let occurs = |counts: &[u32], token: &Token| counts.get(index(token.0)).is_some_and(|c| *c > 0);
-    let shared_old = old.iter().filter(|token| occurs(&in_new, token)).count();
-    let shared_new = new.iter().filter(|token| occurs(&in_old, token)).count();
-    let shared = as_u64(shared_old.saturating_add(shared_new));
-    let matched = as_u64(anchored_matches(old, new, &in_old, &in_new));
-    shared.saturating_mul(shared.saturating_sub(matched.saturating_mul(2)))
-}
-
-fn as_u64(value: usize) -> u64 {
-    u64::try_from(value).unwrap_or(u64::MAX)
-}
-
-/// The length of a common subsequence of `old` and `new`: the longest increasing run of lines
-/// unique on both sides, each extended over equal neighbours up to the next one.
-fn anchored_matches(old: &[Token], new: &[Token], in_old: &[u32], in_new: &[u32]) -> usize {
-    let unique = |token: &Token| {
-        in_old.get(index(token.0)) == Some(&1) && in_new.get(index(token.0)) == Some(&1)
+    // The lines kept for the diff: their index and id.
+    let shared = |lines: &[u32], other: &[bool]| -> (Vec<usize>, Vec<u32>) {
+        lines
+            .iter()
+            .enumerate()
+            .filter(|(_, id)| other.get(**id as usize).copied().unwrap_or(false))
+            .map(|(at, id)| (at, *id))
+            .unzip()
     };
-    let mut position_in_new = vec![usize::MAX; in_new.len()];
-    for (at, token) in new.iter().enumerate() {
-        if unique(token) {
-            if let Some(slot) = position_in_new.get_mut(index(token.0)) {
-                *slot = at;
+    let (old_at, old_kept) = shared(old, &in_new);
+    let (new_at, new_kept) = shared(new, &in_old);
+    let (kept_removed, kept_added) = myers::diff(&old_kept, &new_kept)?;
+    let spread = |length: usize, at: &[usize], flags: &[bool]| -> Vec<bool> {
+        let mut all = vec![true; length];
+        for (at, flag) in at.iter().zip(flags) {
+            if let Some(slot) = all.get_mut(*at) {
+                *slot = *flag;
             }
         }
-    }
-    let pairs: Vec<(usize, usize)> = old
-        .iter()
-        .enumerate()
-        .filter(|(_, token)| unique(token))
-        .filter_map(|(at, token)| Some((at, *position_in_new.get(index(token.0))?)))
-        .collect();
-    let anchors = longest_increasing(&pairs);
-    let mut matched = 0usize;
-    let mut reached = (0usize, 0usize);
-    for (number, &(at_old, at_new)) in anchors.iter().enumerate() {
-        let next = anchors
-            .get(number.saturating_add(1))
-            .copied()
-            .unwrap_or((old.len(), new.len()));
-        let mut back = 0usize;
-        while at_old > reached.0.saturating_add(back)
-            && at_new > reached.1.saturating_add(back)
-            && old.get(at_old.saturating_sub(back.saturating_add(1)))
-                == new.get(at_new.saturating_sub(back.saturating_add(1)))
-        {
-            back = back.saturating_add(1);
-        }
-        let mut ahead = 1usize;
-        while at_old.saturating_add(ahead) < next.0
-            && at_new.saturating_add(ahead) < next.1
-            && old.get(at_old.saturating_add(ahead)) == new.get(at_new.saturating_add(ahead))
-        {
-            ahead = ahead.saturating_add(1);
-        }
-        matched = matched.saturating_add(back).saturating_add(ahead);
-        reached = (at_old.saturating_add(ahead), at_new.saturating_add(ahead));
-    }
-    matched
+        all
+    };
+    Some((
+        spread(old.len(), &old_at, &kept_removed),
+        spread(new.len(), &new_at, &kept_added),
+    ))
 }
 
-/// The longest subsequence of `pairs` (ascending by their first member) whose second members
-/// increase too (patience sorting, `O(k log k)`).
-fn longest_increasing(pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {
-    // tails[length - 1]: index into `pairs` of the smallest end of an increasing run that long.
-    let mut tails: Vec<usize> = Vec::new();
-    let mut before: Vec<Option<usize>> = Vec::with_capacity(pairs.len());
-    for (at, (_, value)) in pairs.iter().enumerate() {
-        let length = tails.partition_point(|&tail| pairs.get(tail).is_some_and(|t| t.1 < *value));
-        before.push(
-            length
-                .checked_sub(1)
-                .and_then(|prior| tails.get(prior).copied()),
-        );
-        match tails.get_mut(length) {
-            Some(tail) => *tail = at,
-            None => tails.push(at),
+/// The runs of removed and added lines, as changes of the whole texts (`offset` lines before).
+fn changes(removed: &[bool], added: &[bool], offset: usize) -> Vec<Change> {
+    let mut changes = Vec::new();
+    let (mut x, mut y) = (0usize, 0usize);
+    let flagged = |flags: &[bool], at: usize| flags.get(at).copied().unwrap_or(false);
+    while x < removed.len() || y < added.len() {
+        if flagged(removed, x) || flagged(added, y) {
+            let (from_x, from_y) = (x, y);
+            while flagged(removed, x) {
+                x = x.saturating_add(1);
+            }
+            while flagged(added, y) {
+                y = y.saturating_add(1);
+            }
+            changes.push(Change {
+                old: offset.saturating_add(from_x)..offset.saturating_add(x),
+                new: offset.saturating_add(from_y)..offset.saturating_add(y),
+            });
+        } else {
+            // A kept line, on both sides.
+            x = x.saturating_add(1);
+            y = y.saturating_add(1);
         }
     }
-    let mut run = Vec::with_capacity(tails.len());
-    let mut cursor = tails.last().copied();
-    while let Some(at) = cursor {
-        if let Some(pair) = pairs.get(at) {
-            run.push(*pair);
-        }
-        cursor = before.get(at).copied().flatten();
-    }
-    run.reverse();
-    run
+    changes
 }
 
 /// Groups `changes` into hunks with [`CONTEXT`] lines around them: changes whose unchanged gap
@@ -483,13 +416,5 @@ mod tests {
         let diff = check(&old.join("\n"), &new.join("\n"));
         assert!(!diff.replaced_whole);
         assert_eq!((diff.added, diff.removed), (1, 0));
-    }
-
-    #[test]
-    fn longest_increasing_picks_a_longest_run() {
-        let pairs = [(0, 3), (1, 1), (2, 2), (3, 0), (4, 5), (5, 4), (6, 6)];
-        let run = longest_increasing(&pairs);
-        assert_eq!(run.len(), 4);
-        assert!(run.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
     }
 }

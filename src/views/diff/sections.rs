@@ -15,7 +15,7 @@
 //! `changed`; an unpaired one is `added` (new prompt) or `removed` (old prompt). So a section
 //! whose title changed is removed and added.
 
-use std::collections::HashMap;
+use super::pairing::pair_by_name;
 
 /// The longest title kept, in characters.
 pub const TITLE_CHARS: usize = 60;
@@ -103,7 +103,7 @@ pub fn split_sections(lines: &[&str]) -> Vec<Section> {
 }
 
 /// The sections of the new text with their status, and the removed ones of the old text after
-/// the section that precedes them.
+/// the new section paired with the nearest paired section before them.
 pub fn compare_sections(old: &[&str], new: &[&str]) -> Vec<SectionChange> {
     let old_sections = split_sections(old);
     let new_sections = split_sections(new);
@@ -112,48 +112,49 @@ pub fn compare_sections(old: &[&str], new: &[&str]) -> Vec<SectionChange> {
             .get(section.first..section.first.saturating_add(section.count))
             .unwrap_or_default()
     }
-    // Old sections by title, in order; each is taken once.
-    let mut by_title: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (at, section) in old_sections.iter().enumerate().rev() {
-        by_title.entry(&section.title).or_default().push(at);
+    fn titles(sections: &[Section]) -> Vec<&str> {
+        sections
+            .iter()
+            .map(|section| section.title.as_str())
+            .collect()
     }
-    let mut paired = vec![false; old_sections.len()];
-    let mut out: Vec<(usize, usize, SectionChange)> = Vec::new();
-    let mut last_paired_new: Vec<Option<usize>> = vec![None; old_sections.len()];
-    for (at, section) in new_sections.iter().enumerate() {
-        let partner = by_title.get_mut(section.title.as_str()).and_then(Vec::pop);
-        let status = match partner.and_then(|old_at| Some((old_at, old_sections.get(old_at)?))) {
-            Some((old_at, old_section)) => {
-                if let Some(flag) = paired.get_mut(old_at) {
-                    *flag = true;
-                }
-                if let Some(slot) = last_paired_new.get_mut(old_at) {
-                    *slot = Some(at);
-                }
-                if text(old, old_section) == text(new, section) {
-                    SectionStatus::Unchanged
-                } else {
-                    SectionStatus::Changed
+    let partners = pair_by_name(&titles(&old_sections), &titles(&new_sections));
+    // For each old section, the new section it pairs with.
+    let mut paired_with = vec![usize::MAX; old_sections.len()];
+    for (at, partner) in partners.iter().enumerate() {
+        if let Some(slot) = partner.and_then(|old_at| paired_with.get_mut(old_at)) {
+            *slot = at;
+        }
+    }
+    // Removed sections by the new section they go before (the last slot: after them all).
+    let mut removed: Vec<Vec<SectionChange>> =
+        vec![Vec::new(); new_sections.len().saturating_add(1)];
+    let mut place = 0usize;
+    for (old_at, section) in old_sections.iter().enumerate() {
+        match paired_with.get(old_at) {
+            Some(&new_at) if new_at != usize::MAX => place = new_at.saturating_add(1),
+            _ => {
+                if let Some(slot) = removed.get_mut(place) {
+                    slot.push(change(section, SectionStatus::Removed));
                 }
             }
+        }
+    }
+    let mut out = Vec::with_capacity(new_sections.len().saturating_add(old_sections.len()));
+    let mut removed = removed.into_iter();
+    for (section, partner) in new_sections.iter().zip(&partners) {
+        out.extend(removed.next().unwrap_or_default());
+        let status = match partner.and_then(|old_at| old_sections.get(old_at)) {
+            Some(old_section) if text(old, old_section) == text(new, section) => {
+                SectionStatus::Unchanged
+            }
+            Some(_) => SectionStatus::Changed,
             None => SectionStatus::Added,
         };
-        out.push((at, 0, change(section, status)));
+        out.push(change(section, status));
     }
-    // A removed section goes after the new section paired with the nearest paired one before it.
-    let mut after: Option<usize> = None;
-    for (old_at, section) in old_sections.iter().enumerate() {
-        if paired.get(old_at).copied().unwrap_or(false) {
-            after = last_paired_new.get(old_at).copied().flatten();
-            continue;
-        }
-        let place = after.map_or(0, |at| at.saturating_add(1));
-        let order = old_at.saturating_add(1);
-        out.push((place, order, change(section, SectionStatus::Removed)));
-    }
-    // New sections sort by their index; a removed one before the new section at its place.
-    out.sort_by_key(|(place, order, _)| (*place, usize::from(*order == 0), *order));
-    out.into_iter().map(|(_, _, change)| change).collect()
+    out.extend(removed.flatten());
+    out
 }
 
 fn change(section: &Section, status: SectionStatus) -> SectionChange {
@@ -170,10 +171,8 @@ fn headings(lines: &[&str]) -> Vec<(usize, String)> {
     let mut found = Vec::new();
     let mut fence: Option<(u8, usize)> = None;
     for (at, line) in lines.iter().enumerate() {
-        let indent = line
-            .len()
-            .saturating_sub(line.trim_start_matches(' ').len());
-        let body = line.trim_start_matches(' ');
+        let indent = line.bytes().take_while(|byte| *byte == b' ').count();
+        let body = line.get(indent..).unwrap_or_default();
         if indent <= 3 {
             if let Some(marker) = fence_marker(body) {
                 match fence {
@@ -211,13 +210,16 @@ fn heading_text(body: &str) -> Option<&str> {
         return None;
     }
     let rest = body.get(level..)?;
-    if !(rest.is_empty() || rest.starts_with([' ', '\t', '\r'])) {
+    if !rest.bytes().next().is_none_or(is_space) {
         return None;
     }
-    let text = rest.trim();
-    let closed = text.trim_end_matches('#');
-    if closed.is_empty() || closed.ends_with([' ', '\t']) {
-        Some(closed.trim_end())
+    let text = trim(rest);
+    let hashes = text.bytes().rev().take_while(|byte| *byte == b'#').count();
+    let closed = text
+        .get(..text.len().saturating_sub(hashes))
+        .unwrap_or(text);
+    if closed.bytes().next_back().is_none_or(is_space) {
+        Some(trim(closed))
     } else {
         Some(text)
     }
@@ -243,16 +245,36 @@ fn blocks(lines: &[&str]) -> Vec<(usize, String)> {
     starts
 }
 
+/// A space, a tab or a carriage return: what blank lines and title ends are made of.
+fn is_space(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\r')
+}
+
 fn is_blank(line: &str) -> bool {
-    line.bytes()
-        .all(|byte| matches!(byte, b' ' | b'\t' | b'\r'))
+    line.bytes().all(is_space)
+}
+
+/// `text` without spaces, tabs and carriage returns at either end.
+fn trim(text: &str) -> &str {
+    let start = text.bytes().take_while(|byte| is_space(*byte)).count();
+    let rest = text.get(start..).unwrap_or_default();
+    let end = rest
+        .bytes()
+        .rev()
+        .take_while(|byte| is_space(*byte))
+        .count();
+    rest.get(..rest.len().saturating_sub(end)).unwrap_or(rest)
 }
 
 /// A line as a title: trimmed and cut to [`TITLE_CHARS`] characters.
 fn title(line: &str) -> String {
-    let line = line.trim();
+    let line = trim(line);
     match line.char_indices().nth(TITLE_CHARS) {
-        Some((cut, _)) => format!("{}…", line.get(..cut).unwrap_or(line).trim_end()),
+        Some((cut, _)) => {
+            let mut cut = trim(line.get(..cut).unwrap_or(line)).to_owned();
+            cut.push('…');
+            cut
+        }
         None => line.to_owned(),
     }
 }

@@ -6,13 +6,13 @@
 //! differs is `changed` and gets the line diff of those texts, an unpaired one is `added` or
 //! `removed` (its whole text added or removed). So a renamed tool is removed and added.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::jsjson::{js_stringify, js_stringify_pretty};
 use crate::json::{JsonObject, JsonValue};
 
 use super::lines::{diff_lines, TextDiff};
+use super::pairing::pair_by_name;
 
 /// How a tool differs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,15 +78,14 @@ pub fn compare_tools(old: &JsonValue, new: &JsonValue) -> ToolsDiff {
     }
     let old_names = names(old_tools);
     let new_names = names(new_tools);
-    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (at, name) in old_names.iter().enumerate().rev() {
-        by_name.entry(name.as_str()).or_default().push(at);
+    fn borrowed(names: &[String]) -> Vec<&str> {
+        names.iter().map(String::as_str).collect()
     }
+    let partners = pair_by_name(&borrowed(&old_names), &borrowed(&new_names));
     let mut paired = vec![false; old_tools.len()];
     let mut order: Vec<usize> = Vec::new();
     let mut result = ToolsDiff::default();
-    for (tool, name) in new_tools.iter().zip(&new_names) {
-        let partner = by_name.get_mut(name.as_str()).and_then(Vec::pop);
+    for ((tool, name), partner) in new_tools.iter().zip(&new_names).zip(&partners) {
         match partner.and_then(|at| Some((at, old_tools.get(at)?))) {
             Some((at, old_tool)) => {
                 if let Some(flag) = paired.get_mut(at) {
