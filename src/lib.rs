@@ -15,6 +15,9 @@
 //! - [`inspect_request_prompt`] inspects a `request/header` against the previous prompt.
 //! - [`Conversation`] holds a loaded window (load, live append, load earlier) and gives
 //!   [`Views`], per-event [`EventLine`]s and a [`ConversationChange`] for every call.
+//! - [`diff_prompts`] tells what changed between two prompts ([`PromptDiff`]: hunks, named
+//!   sections, tools, config); [`Conversation::card_diff`] and [`Conversation::change_diff`] give
+//!   it for a card or a trajectory header, on demand.
 //!
 //! ```
 //! use promptfold::{inspect_system_prompt, parse_events};
