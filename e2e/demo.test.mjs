@@ -4,9 +4,10 @@
 //
 // It serves www/ itself (python3 -m http.server on a free port), then checks what a person would:
 // the prompt cards and their titles (English and Chinese), expanding one, stepping through history,
-// "Load earlier" until the withheld prompt resolves, the trajectory rows, opening bad and good logs
-// (file input and drag-and-drop), that markup in a prompt stays inert text, and that the console
-// stays free of errors. It saves e2e/screenshot.png.
+// "Load earlier" until the withheld prompt resolves, the trajectory rows, the prompt diffs of an
+// update card and of a trajectory change (summary, sections, + and − lines, the views), opening
+// bad and good logs (file input and drag-and-drop), that markup in a prompt stays inert text, and
+// that the console stays free of errors. It saves e2e/screenshot.png.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -201,6 +202,8 @@ test('trajectory: one row per request; rows expand to the previous and current p
   await toolsRow.click();
   const detail = page.getByTestId('trajectory-detail');
   await detail.waitFor({ state: 'visible' });
+  // A change with a previous prompt opens on its Diff view; the prompts are one view over.
+  if (await detail.getByTestId('change-views').count()) await detail.getByRole('tab', { name: 'System prompt' }).click();
   assert.match(await detail.innerText(), /Previous[\s\S]*Current/);
   await toolsRow.click();
   assert.equal(await detail.count(), 0, 'a second click collapses the row');
@@ -263,6 +266,76 @@ test('the stepper shows the compaction restoring the older prompt, and the clear
   assert.equal(await effectiveState(), 'cleared');
 });
 
+test('an update card sums up its diff, and expands to it with the sections named', async () => {
+  // The sample's first in-history update (seq 36) is loaded by now ("Load earlier" above).
+  const events = sample.filter((e) => e.seq <= 36 && e.type === 'system/message');
+  const [before, after] = events.slice(-2).map((e) => e.data.message.content.map((c) => c.text).join(''));
+  const update = page.locator('[data-testid="chat-card"][data-key="system:36"]');
+  const summary = await update.getByTestId('card-diff-summary').innerText();
+  // The summary names the changed sections and counts lines, from the prompts' own headings.
+  const headings = (text) => text.split('\n').filter((l) => /^# /.test(l)).map((l) => l.slice(2));
+  const changedHeadings = headings(after).filter((title) => !headings(before).includes(title));
+  assert.ok(changedHeadings.length > 0);
+  for (const title of changedHeadings) assert.ok(summary.includes(title), `${summary} names ${title}`);
+  assert.match(summary, /· \+\d+ −\d+ lines$/);
+  assert.equal(await update.evaluate((el) => el.open), false, 'the summary shows on the collapsed card');
+  await update.locator('summary').click();
+  const diff = update.getByTestId('prompt-diff');
+  await diff.waitFor({ state: 'visible' });
+  const sections = await update.getByTestId('diff-sections').locator('li').evaluateAll((els) =>
+    els.map((li) => [li.dataset.status, li.textContent]));
+  assert.ok(sections.some(([status, text]) => status === 'added' && text.includes(changedHeadings[0])));
+  assert.ok(sections.some(([status, text]) => status === 'unchanged' && text.includes('Style')));
+  // Added and removed lines carry + and − marks (readable without colour); applied to the
+  // previous prompt, the shown lines give the new one.
+  const lines = await update.getByTestId('diff-system').locator(':scope > span').evaluateAll((els) =>
+    els.map((span) => span.textContent.replace(/\n$/, '')));
+  const old = before.split('\n');
+  const out = [];
+  let at = 0;
+  for (const line of lines) {
+    const hunk = /^@@ −(\d+),(\d+) /.exec(line);
+    if (hunk) {
+      const from = Number(hunk[2]) === 0 ? Number(hunk[1]) : Number(hunk[1]) - 1;
+      out.push(...old.slice(at, from));
+      at = from;
+    } else if (line[0] === '+') out.push(line.slice(1));
+    else if (line[0] === '−') at += 1;
+    else { out.push(line.slice(1)); at += 1; }
+  }
+  out.push(...old.slice(at));
+  assert.equal(out.join('\n'), after);
+  assert.ok(await update.locator('.diff-add .diff-mark').count() > 0);
+  assert.ok(await update.locator('.diff-del .diff-mark').count() > 0);
+  assert.equal(await page.locator('img').count(), 0, 'the markup in the prompt stays text in the diff');
+  await update.getByRole('button', { name: 'Show full text' }).click();
+  assert.equal(await update.getByTestId('card-text').innerText(), after.trimEnd());
+  await update.getByRole('button', { name: 'Show changes' }).click();
+  await diff.waitFor({ state: 'visible' });
+  await update.locator('summary').click();
+});
+
+test('a trajectory change opens on its Diff view, with System prompt and Tools views', async () => {
+  const row = page.locator('[data-testid="trajectory-row"][data-change-kind="system-and-tools"]').first();
+  await row.click();
+  const detail = page.getByTestId('trajectory-detail');
+  const views = detail.getByTestId('change-views');
+  await views.waitFor({ state: 'visible' });
+  const labels = await views.getByRole('tab').allInnerTexts();
+  assert.deepEqual(labels, ['Diff', 'System prompt', 'Tools']);
+  assert.equal(await views.getByRole('tab', { name: 'Diff' }).getAttribute('aria-selected'), 'true');
+  const diff = views.getByTestId('prompt-diff');
+  assert.match(await diff.getByTestId('diff-summary').innerText(), /changed · \+\d+ −\d+ lines/);
+  assert.ok(await diff.getByTestId('diff-tool').count() > 0, 'the tools that changed are listed with their hunks');
+  assert.ok(await diff.locator('.diff-add, .diff-del').count() > 0);
+  await views.getByRole('tab', { name: 'System prompt' }).click();
+  assert.match(await views.innerText(), /Previous[\s\S]*Current/);
+  await views.getByRole('tab', { name: 'Tools' }).click();
+  assert.ok(await views.locator('.tool-list li').count() > 0);
+  await row.click();
+  assert.equal(await detail.count(), 0, 'a second click collapses the row');
+});
+
 test('screenshot', async () => {
   // A readable state: the in-history update open on its changes, the stepper on it, and the
   // request after the compaction expanded in the trajectory.
@@ -270,7 +343,6 @@ test('screenshot', async () => {
   await row.click();
   const update = page.locator('[data-testid="chat-card"][data-key="system:36"]');
   await update.locator('summary').click();
-  await update.getByRole('button', { name: 'Show changes' }).click();
   assert.ok(await update.locator('.diff-add').count() > 0, 'the update shows its added lines');
   assert.equal(await effectiveState(), 'prompt');
   await page.getByTestId('lang-zh').click();

@@ -1,13 +1,13 @@
 //! The derived data of a window, built by walking its events once in seq order: fold states,
 //! request inspections, chat cards and trajectory facts. Appending events continues the walk.
 
-use crate::chat::{ChatBuilder, ChatCard};
+use crate::chat::{CardKey, ChatBuilder, ChatCard};
 use crate::event::{EventKind, Seq, SessionEvent};
 use crate::fold::{inspect_system_prompt, SystemPromptState};
 use crate::location::Locator;
 use crate::observe::Observed;
 use crate::request::{inspect_header, RequestPromptInspection};
-use crate::trajectory::{Trajectory, TrajectoryBuilder};
+use crate::trajectory::{HeaderFact, Trajectory, TrajectoryBuilder};
 use crate::views::{EventLine, Views};
 
 mod prepend;
@@ -233,6 +233,16 @@ impl Analysis {
     /// The card at `index` of a [`Delta`].
     pub fn card(&self, index: usize) -> Option<&ChatCard> {
         self.chat.card(index)
+    }
+
+    /// The chat card with `key`, when there is one.
+    pub fn card_by_key(&self, key: CardKey) -> Option<&ChatCard> {
+        self.chat.card_by_key(key)
+    }
+
+    /// The header fact with `key`, when there is one.
+    pub fn header_fact(&self, key: CardKey) -> Option<HeaderFact> {
+        self.trajectory.header(key)
     }
 
     /// All chat cards in the order their events came.

@@ -465,6 +465,17 @@ impl ChatBuilder {
         self.cards.get(index).map(|placed| &placed.card)
     }
 
+    /// The card with `key`, when its event has one.
+    pub fn card_by_key(&self, key: CardKey) -> Option<&ChatCard> {
+        let at = self
+            .cards
+            .partition_point(|placed| placed.card.seq < key.seq);
+        self.cards
+            .get(at)
+            .map(|placed| &placed.card)
+            .filter(|card| card.key == key)
+    }
+
     /// All cards in the order their events came (ascending seq, one card per event at most).
     pub fn cards_by_seq(&self) -> impl ExactSizeIterator<Item = &ChatCard> + '_ {
         self.cards.iter().map(|placed| &placed.card)

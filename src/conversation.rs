@@ -14,6 +14,8 @@ use crate::parse::{parse_fed_lines, parse_rows, parse_text_rows};
 use crate::request::RequestPromptInspection;
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
 
+mod diffs;
+
 /// A window of a session log: the newest page first, live events at the tail, older pages
 /// prepended on demand. Every output equals a fresh load of the same events (D1), and the fold
 /// starts at the window's first seq (D2).
@@ -48,6 +50,8 @@ pub struct Conversation {
     /// Lines of JSON lines text read since the window was loaded (for line numbers in errors of
     /// [`Conversation::feed`]).
     lines_read: usize,
+    /// Prompt diffs computed for card and header keys (see `card_diff`, `change_diff`).
+    diffs: diffs::DiffCache,
 }
 
 /// JSON text as given to the Rust API.
@@ -180,6 +184,7 @@ impl Conversation {
         let change = compare(&self.analysis, &analysis);
         self.events = FrontVec::from(events);
         self.analysis = analysis;
+        self.diffs.clear();
         self.has_more = has_more;
         self.session = session;
         self.numbering = numbering;

@@ -37,6 +37,20 @@ fn write_value(out: &mut String, value: &JsonValue) {
 }
 
 fn write_object(out: &mut String, map: &JsonObject) {
+    out.push('{');
+    for (i, (key, value)) in ordered_members(map).into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(out, key);
+        out.push(':');
+        write_value(out, value);
+    }
+    out.push('}');
+}
+
+/// An object's members in the order `JSON.stringify` writes them.
+fn ordered_members(map: &JsonObject) -> Vec<(&str, &JsonValue)> {
     // Index keys are rare in tool schemas: an insertion into a sorted list is all they need.
     let mut index_keys: Vec<(u32, &str, &JsonValue)> = Vec::new();
     for (key, value) in map.iter() {
@@ -46,20 +60,55 @@ fn write_object(out: &mut String, map: &JsonObject) {
         }
     }
     let named = map.iter().filter(|(key, _)| array_index(key).is_none());
-    out.push('{');
-    let ordered = index_keys
+    index_keys
         .into_iter()
         .map(|(_, key, value)| (key, value))
-        .chain(named);
-    for (i, (key, value)) in ordered.enumerate() {
-        if i > 0 {
-            out.push(',');
+        .chain(named)
+        .collect()
+}
+
+/// Returns the text JavaScript's `JSON.stringify(value, null, 2)` produces for the same value.
+pub(crate) fn js_stringify_pretty(value: &JsonValue) -> String {
+    let mut out = String::new();
+    write_pretty(&mut out, value, 0);
+    out
+}
+
+fn write_pretty(out: &mut String, value: &JsonValue, depth: usize) {
+    let inner = depth.saturating_add(1);
+    let line = |out: &mut String, depth: usize| {
+        out.push('\n');
+        out.extend(std::iter::repeat_n("  ", depth));
+    };
+    match value {
+        JsonValue::Array(items) if !items.is_empty() => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                line(out, inner);
+                write_pretty(out, item, inner);
+            }
+            line(out, depth);
+            out.push(']');
         }
-        write_string(out, key);
-        out.push(':');
-        write_value(out, value);
+        JsonValue::Object(map) if !map.is_empty() => {
+            out.push('{');
+            for (i, (key, value)) in ordered_members(map).into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                line(out, inner);
+                write_string(out, key);
+                out.push_str(": ");
+                write_pretty(out, value, inner);
+            }
+            line(out, depth);
+            out.push('}');
+        }
+        scalar => write_value(out, scalar),
     }
-    out.push('}');
 }
 
 /// A key JavaScript treats as an array index: the canonical decimal form of an integer below

@@ -15,6 +15,9 @@
 //! - [`inspect_request_prompt`] inspects a `request/header` against the previous prompt.
 //! - [`Conversation`] holds a loaded window (load, live append, load earlier) and gives
 //!   [`Views`], per-event [`EventLine`]s and a [`ConversationChange`] for every call.
+//! - [`diff_prompts`] tells what changed between two prompts ([`PromptDiff`]: hunks, named
+//!   sections, tools, config); [`Conversation::card_diff`] and [`Conversation::change_diff`] give
+//!   it for a card or a trajectory header, on demand.
 //!
 //! ```
 //! use promptfold::{inspect_system_prompt, parse_events};
@@ -100,4 +103,6 @@ pub use request::{
     inspect_request_prompt, ChangeKind, PromptChange, PromptSnapshot, RequestPromptInspection,
 };
 pub use trajectory::{HeaderFact, Request, Trajectory};
+pub use views::diff;
+pub use views::diff::{diff_prompts, PromptDiff};
 pub use views::{ChatChange, ConversationChange, EventLine, Views};

@@ -327,6 +327,15 @@ impl TrajectoryBuilder {
         self.facts().differs(&other.facts())
     }
 
+    /// The header fact with `key`, when there is one.
+    pub fn header(&self, key: CardKey) -> Option<HeaderFact> {
+        let at = self.headers.partition_point(|fact| fact.seq < key.seq);
+        self.headers
+            .get(at)
+            .filter(|fact| fact.source == key.source && fact.seq == key.seq)
+            .map(|fact| fact.to_header())
+    }
+
     /// The trajectory view: header facts, requests and unreported system prompts.
     pub fn trajectory(&self) -> Trajectory {
         self.facts().trajectory()

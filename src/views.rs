@@ -2,6 +2,8 @@
 
 use serde::Serialize;
 
+pub mod diff;
+
 use crate::chat::{CardKey, ChatCard};
 use crate::event::Seq;
 use crate::fold::SystemPromptStateJson;

@@ -2,6 +2,7 @@
 // Every piece of log text reaches the page through text nodes (h() below), never as markup.
 
 import { pageStart } from './paging.mjs';
+import { changeDiffFor, diffFor, diffSummary, diffView as promptDiffView, tabbedViews } from './diff-view.js';
 
 // ---------------------------------------------------------------------------------------------
 // Small DOM helpers.
@@ -337,42 +338,6 @@ function labelPrompts() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Line diff (LCS), for prompt changes.
-
-function diffLines(before, after) {
-  const a = String(before).split('\n');
-  const b = String(after).split('\n');
-  const table = Array.from({ length: a.length + 1 }, () => new Uint16Array(b.length + 1));
-  for (let i = a.length - 1; i >= 0; i -= 1) {
-    for (let j = b.length - 1; j >= 0; j -= 1) {
-      table[i][j] = a[i] === b[j] ? table[i + 1][j + 1] + 1 : Math.max(table[i + 1][j], table[i][j + 1]);
-    }
-  }
-  const out = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    if (a[i] === b[j]) { out.push([' ', a[i]]); i += 1; j += 1; }
-    else if (table[i + 1][j] >= table[i][j + 1]) { out.push(['-', a[i]]); i += 1; }
-    else { out.push(['+', b[j]]); j += 1; }
-  }
-  while (i < a.length) out.push(['-', a[i++]]);
-  while (j < b.length) out.push(['+', b[j++]]);
-  return out;
-}
-function diffView(before, after) {
-  const lines = diffLines(before, after);
-  return h('pre', { class: 'prompt-text diff' }, lines.map(([mark, line]) =>
-    h('span', { class: mark === '+' ? 'diff-add' : mark === '-' ? 'diff-del' : 'diff-same' },
-      h('span', { class: 'diff-mark', 'aria-label': mark === '+' ? 'added' : mark === '-' ? 'removed' : null }, mark === '-' ? '−' : mark),
-      `${line}\n`)));
-}
-function diffStats(before, after) {
-  const lines = diffLines(before, after);
-  return { added: lines.filter(([m]) => m === '+').length, removed: lines.filter(([m]) => m === '-').length };
-}
-
-// ---------------------------------------------------------------------------------------------
 // Rendering: everything.
 
 function renderAll({ scrollChat } = {}) {
@@ -589,6 +554,7 @@ function chatCard(card) {
     if (details.open) { app.openCards.add(card.key); fillCardBody(details, card); } else app.openCards.delete(card.key);
   });
   const lines = String(card.text).split('\n').length;
+  const diff = diffFor(app.conv, 'cardDiff', card.key); // made on demand, kept by the crate
   details.append(
     h('summary', { onclick: () => select(card.seq) },
       h('span', { class: 'card-icon', 'aria-hidden': 'true' }, kind === 'update' ? '↻' : '⚙'),
@@ -597,6 +563,7 @@ function chatCard(card) {
       h('span', { class: 'card-meta' },
         card.source === 'request' ? `request header #${card.seq}` : `#${card.seq}`,
         ` · ${locationText(card.turn, card.step)} · ${plural(lines, 'line')}`),
+      diff ? h('span', { class: 'card-diff-summary', 'data-testid': 'card-diff-summary' }, diffSummary(diff)) : null,
       fresh ? h('span', { class: `pill pill-${fresh}` }, fresh === 'added' ? 'new' : 'changed') : null,
       h('span', { class: 'card-chevron', 'aria-hidden': 'true' })),
     h('div', { class: 'card-body' }));
@@ -607,24 +574,21 @@ function chatCard(card) {
 function fillCardBody(details, card) {
   const body = $('.card-body', details);
   if (body.childElementCount) return;
-  const before = stateAt(card.seq - 1);
-  const previous = before && !before.uncertain ? before.effective?.text : undefined;
   const full = h('pre', { class: 'prompt-text', 'data-testid': 'card-text' }, card.text);
-  body.append(full);
-  if (previous !== undefined && previous !== card.text) {
-    const { added, removed } = diffStats(previous, card.text);
-    let showing = 'full';
-    const diff = diffView(previous, card.text);
-    const toggle = h('button', { type: 'button', class: 'link-button' }, 'Show changes');
-    toggle.addEventListener('click', () => {
-      showing = showing === 'full' ? 'diff' : 'full';
-      (showing === 'diff' ? full : diff).replaceWith(showing === 'diff' ? diff : full);
-      toggle.textContent = showing === 'diff' ? 'Show full text' : 'Show changes';
-    });
-    body.prepend(h('div', { class: 'card-note' },
-      previous === '' ? 'Before this, no prompt was in force. ' : `Changed from the prompt in force before: +${added} −${removed} lines. `,
-      previous === '' ? null : toggle));
+  const diff = diffFor(app.conv, 'cardDiff', card.key);
+  if (!diff) {
+    body.append(full);
+    return;
   }
+  // Expanded, a card with something to compare shows its diff first, the full text on request.
+  const changes = promptDiffView(diff);
+  const toggle = h('button', { type: 'button', class: 'link-button' }, 'Show full text');
+  toggle.addEventListener('click', () => {
+    const toFull = changes.isConnected;
+    (toFull ? changes : full).replaceWith(toFull ? full : changes);
+    toggle.textContent = toFull ? 'Show changes' : 'Show full text';
+  });
+  body.append(h('div', { class: 'card-note' }, 'Changed from the prompt in force before. ', toggle), changes);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -705,16 +669,23 @@ function trajectoryDetail(request, withheld) {
     prompt ? [
       h('div', { class: 'detail-label' }, 'System prompt'),
       prompt.system === '' ? h('p', { class: 'muted' }, '(empty: no system prompt)')
-        : other && other.system && other.system !== prompt.system && label === 'Current' ? diffView(other.system, prompt.system)
-          : h('pre', { class: 'prompt-text' }, prompt.system),
+        : h('pre', { class: 'prompt-text' }, prompt.system),
       h('div', { class: 'detail-label' }, 'Tools'),
       toolList(prompt.tools, other?.tools, label === 'Current'),
       h('details', { class: 'config-details' }, h('summary', {}, 'Config'),
         h('pre', { class: 'config' }, JSON.stringify(prompt.config ?? null, null, 1))),
     ] : h('p', { class: 'muted' }, '—'));
-  cell.append(h('div', { class: 'detail-grid' },
+  const grid = h('div', { class: 'detail-grid' },
     side('Previous', withheld ? null : previous, null),
-    side('Current', withheld ? null : current, withheld ? null : previous)));
+    side('Current', withheld ? null : current, withheld ? null : previous));
+  const diff = withheld ? undefined : changeDiffFor(app.conv, app.views.trajectory.headers, change, current, app.diffPrompts);
+  cell.append(diff ? tabbedViews([
+    { label: 'Diff', render: () => promptDiffView(diff) },
+    { label: 'System prompt', render: () => grid },
+    { label: 'Tools', render: () => h('div', { class: 'detail-grid' },
+      h('div', { class: 'detail-side' }, h('h4', {}, 'Previous'), toolList(previous.tools, null, false)),
+      h('div', { class: 'detail-side' }, h('h4', {}, 'Current'), toolList(current.tools, previous.tools, true))) },
+  ]) : grid);
   return row;
 }
 
@@ -962,6 +933,7 @@ async function boot() {
     return;
   }
   app.Conversation = mod.Conversation;
+  app.diffPrompts = mod.diffPrompts;
   try {
     const response = await fetch('./sample-session.json');
     if (!response.ok) throw new Error(`sample-session.json: HTTP ${response.status}`);

@@ -23,7 +23,7 @@ use crate::shared::cache::value_to_js;
 /// Every call returns a `ConversationChange`; a call that throws leaves the window unchanged.
 #[wasm_bindgen(js_name = Conversation)]
 pub struct JsConversation {
-    inner: Conversation,
+    pub(super) inner: Conversation,
     handles: StateHandles,
     /// `session` as JS sees it: the header object given to `load` or `prepend`, or the one
     /// read from text (made once).

@@ -6,6 +6,7 @@ mod cards;
 mod conversation;
 mod convert;
 mod data;
+mod diff;
 mod error;
 mod outgoing;
 mod state;
@@ -13,6 +14,7 @@ mod text;
 mod trajectory;
 
 pub use conversation::JsConversation;
+pub use diff::diff_prompts_js;
 pub use state::{inspect_request_prompt_js, inspect_system_prompt_js, JsSystemPromptState};
 
 #[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]

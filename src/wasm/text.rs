@@ -92,7 +92,7 @@ impl FedText {
 
 /// `text` as one Rust string (lone surrogates become U+FFFD, as in every UTF-8 encoding of a JS
 /// string), with room for ASCII text made up front.
-fn whole_string(text: &js_sys::JsString) -> Result<String, Error> {
+pub(crate) fn whole_string(text: &js_sys::JsString) -> Result<String, Error> {
     let mut whole = Vec::with_capacity(text.length() as usize);
     let mut pieces = StringPieces::new(text);
     loop {

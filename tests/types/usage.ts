@@ -2,11 +2,17 @@
 // and reject every line marked @ts-expect-error.
 import {
   Conversation,
+  diffPrompts,
   inspectRequestPrompt,
   inspectSystemPrompt,
   wasmMemoryBytes,
   type ChatCard,
   type ConversationChange,
+  type DiffHunk,
+  type PromptDiff,
+  type PromptSection,
+  type SectionStatus,
+  type ToolDiff,
   type ErrorCode,
   type EventLine,
   type HeaderFact,
@@ -83,6 +89,29 @@ try {
   using scoped = new Conversation();
   scoped.load(events, true);
 }
+// Prompt diffs: a card's, a header's, and of any two prompts.
+const cardDiff: PromptDiff | undefined = conversation.cardDiff("system:2");
+const changeDiff: PromptDiff | undefined = conversation.changeDiff("request:5");
+const ownDiff: PromptDiff = diffPrompts("# A\none", { system: "# A\ntwo", tools: [], config: { model: "m" } });
+const hunk: DiffHunk | undefined = ownDiff.system.hunks[0];
+const hunkLines: string[] | undefined = hunk?.lines;
+const diffStarts: number | undefined = hunk && hunk.oldStart + hunk.oldLines + hunk.newStart + hunk.newLines;
+const diffCounts: [number, number, boolean] = [ownDiff.system.added, ownDiff.system.removed, ownDiff.system.replacedWhole];
+const section: PromptSection | undefined = ownDiff.system.sections[0];
+const sectionStatus: SectionStatus | undefined = section?.status;
+const tool: ToolDiff | undefined = ownDiff.tools.changes[0];
+const toolStatus: "added" | "removed" | "changed" | undefined = tool?.status;
+const orderOnly: boolean = ownDiff.tools.orderOnly && ownDiff.tools.orderChanged;
+const configOld: unknown = ownDiff.config[0]?.old;
+// @ts-expect-error a diff may be absent
+const mustCheckDiff: number = conversation.cardDiff("system:2").system.added;
+// @ts-expect-error statuses are a closed set
+const wrongStatus: SectionStatus = "moved";
+// @ts-expect-error a prompt is a string or a prompt object
+diffPrompts(3, "");
+void [cardDiff, changeDiff, hunkLines, diffStarts, diffCounts, sectionStatus, toolStatus, orderOnly, configOld,
+  mustCheckDiff, wrongStatus];
+
 state?.free();
 conversation.free();
 
