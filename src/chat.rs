@@ -1,5 +1,5 @@
-//! Collapsed system-prompt cards of the chat transcript (SPEC section 5), built incrementally
-//! as events arrive in seq order.
+//! Collapsed system-prompt cards of the chat transcript (BEHAVIOUR.md section 5), built
+//! incrementally as events arrive in seq order.
 
 use std::rc::Rc;
 

@@ -1,4 +1,4 @@
-//! The system-prompt fold (SPEC section 2) over immutable states that share one record.
+//! The system-prompt fold (BEHAVIOUR.md section 2) over immutable states that share one record.
 //!
 //! A line of states (each folded from the one before) shares a [`History`]: every node and
 //! replacement entry the line ever held, with the versions it survived. Folding from the latest
@@ -111,7 +111,7 @@ impl Inner {
     }
 }
 
-/// Folds one event into `previous` (SPEC section 2) and returns the state after it.
+/// Folds one event into `previous` (BEHAVIOUR.md section 2) and returns the state after it.
 ///
 /// An event that is not relevant (neither a `system/message` nor a replace) returns `previous`
 /// unchanged, so the result is `None` only while no relevant event has been folded.

@@ -1,4 +1,4 @@
-//! Turn and step locations of the events of a window (SPEC section 4).
+//! Turn and step locations of the events of a window (BEHAVIOUR.md section 4).
 
 use serde::Serialize;
 

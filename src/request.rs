@@ -1,4 +1,5 @@
-//! Request prompt inspection (SPEC section 3): what a request header sent, and how it changed.
+//! Request prompt inspection (BEHAVIOUR.md section 3): what a request header sent, and how it
+//! changed.
 
 use std::rc::Rc;
 
@@ -137,7 +138,8 @@ pub struct RequestPromptInspection {
     pub change: Option<PromptChange>,
 }
 
-/// Inspects a `request/header` event against the previous request's prompt (SPEC section 3).
+/// Inspects a `request/header` event against the previous request's prompt (BEHAVIOUR.md section
+/// 3).
 ///
 /// `system` is the effective prompt in force just before the header. Returns the prompt the
 /// request sent and its change, or [`Error::NotARequestHeader`] for any other event.

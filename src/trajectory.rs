@@ -1,5 +1,5 @@
-//! Trajectory facts (SPEC section 6): real and synthetic request headers, known system prompts,
-//! and one request per loaded step, built incrementally as events arrive in seq order.
+//! Trajectory facts (BEHAVIOUR.md section 6): real and synthetic request headers, known system
+//! prompts, and one request per loaded step, built incrementally as events arrive in seq order.
 
 use std::rc::Rc;
 

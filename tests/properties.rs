@@ -392,8 +392,8 @@ proptest! {
         same_window(&reloaded.conversation, &loaded.conversation, &probes, "reload")?;
     }
 
-    /// System cards follow SPEC section 5's anchor rules (an update at its own seq; an initial
-    /// card at its turn start for step 1, else its step start, else its own seq), belong to
+    /// System cards follow BEHAVIOUR.md section 5's anchor rules (an update at its own seq; an
+    /// initial card at its turn start for step 1, else its step start, else its own seq), belong to
     /// nonempty appends folded while certain, and the views are in their documented orders.
     #[test]
     fn system_cards_are_anchored_by_the_step_rules((log, cut) in gen::log_and_cut(80)) {

@@ -104,9 +104,9 @@ impl JsSystemPromptState {
     }
 }
 
-/// Folds one event into `previous` (SPEC section 2) and returns the new state; an irrelevant
-/// event returns `previous` (a new handle to the same state), `undefined` while there is none.
-/// Throws a `PromptfoldError` for an invalid event.
+/// Folds one event into `previous` (BEHAVIOUR.md section 2) and returns the new state; an
+/// irrelevant event returns `previous` (a new handle to the same state), `undefined` while there
+/// is none. Throws a `PromptfoldError` for an invalid event.
 #[wasm_bindgen(js_name = inspectSystemPrompt, unchecked_return_type = "SystemPromptState | undefined")]
 pub fn inspect_system_prompt_js(
     #[wasm_bindgen(unchecked_param_type = "SystemPromptState | undefined")] previous: JsValue,
@@ -145,8 +145,8 @@ fn state_from_js(value: &JsValue) -> Result<Option<SystemPromptState>, crate::Er
     Ok(Some(handle.inner))
 }
 
-/// Inspects a `request/header` event against the previous request's prompt (SPEC section 3);
-/// `system` is the effective prompt in force just before it. Throws a `PromptfoldError` when
+/// Inspects a `request/header` event against the previous request's prompt (BEHAVIOUR.md section
+/// 3); `system` is the effective prompt in force just before it. Throws a `PromptfoldError` when
 /// the event is not a request header or an argument has the wrong shape.
 #[wasm_bindgen(js_name = inspectRequestPrompt, unchecked_return_type = "RequestPromptInspection")]
 pub fn inspect_request_prompt_js(
