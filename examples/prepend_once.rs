@@ -1,6 +1,6 @@
 //! One prepend, for instruction counts (`valgrind --tool=callgrind
 //! --toggle-collect='prepend_once::prepend'`): `prepend_once FILE WINDOW PAGE` loads the newest
-//! 9,000 events of FILE, prepends the pages of `benches/prepend.rs` (1,000, 8 x 10,000, 8,000,
+//! 9,000 events of FILE, prepends the pages of `bench/native/prepend.rs` (1,000, 8 x 10,000, 8,000,
 //! then 1,000 events) until the window holds at least WINDOW events, then the PAGE events before
 //! it through `prepend`, the one call counted.
 

@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isDeepStrictEqual } from "node:util";
-import { random } from "./huge.mjs";
+import { random } from "./kit/session.mjs";
 import { promptfold } from "./promptfold.mjs";
 
 const { Conversation } = promptfold;

@@ -1,6 +1,6 @@
 // stateAt(seq) from JS, cold and warm, and "load earlier" page by page through the JS API.
 //
-//   node --expose-gc bench/state-at.mjs [--prepend] bench/data/typical-100k.json ...
+//   node --expose-gc bench/js/state-at.mjs [--prepend] bench/data/typical-100k.json ...
 //
 // PROMPTFOLD_PKG picks the package (default pkg/node/promptfold.js), so two builds can be
 // compared side by side. Prints one JSON object per file. Every figure is the median of 5
@@ -8,7 +8,7 @@
 // - cold: one stateAt at the seq of every relevant event (a distinct state each), right after
 //   a load (so no handle of the window exists yet);
 // - warm: the same calls again;
-// - random: 100,000 calls at seeded random seqs of the window (as bench/measure.mjs), after the
+// - random: 100,000 calls at seeded random seqs of the window (as bench/js/measure.mjs), after the
 //   warm pass;
 // - random + free(): the same, freeing each handle at once (each call then makes a handle).
 // With --prepend: loads the newest 9,000 events and prepends 1,000-event pages (JS objects
@@ -22,7 +22,7 @@ import { seqs } from './seeded.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
 const require = createRequire(import.meta.url);
-const pf = require(process.env.PROMPTFOLD_PKG || join(here, '..', 'pkg', 'node', 'promptfold.js'));
+const pf = require(process.env.PROMPTFOLD_PKG || join(here, '..', '..', 'pkg', 'node', 'promptfold.js'));
 
 const collect = () => {
   for (let i = 0; i < 3; i++) global.gc();

@@ -1,7 +1,7 @@
 //! Native benchmark over the generated workloads (run by `scripts/bench.sh`; `harness = false`).
 //!
 //! ```text
-//! node bench/gen.mjs                                   # writes bench/data/*.json
+//! node bench/js/gen.mjs                                   # writes bench/data/*.json
 //! cargo bench --bench fold -- [--runs N] bench/data/typical-10k.json ...
 //! ```
 //!
@@ -210,7 +210,7 @@ fn main() {
     }
     if files.is_empty() {
         eprintln!("usage: cargo bench --bench fold -- [--runs N] bench/data/NAME.json ...");
-        eprintln!("(generate the files first: node bench/gen.mjs)");
+        eprintln!("(generate the files first: node bench/js/gen.mjs)");
         std::process::exit(2);
     }
     for file in files {

@@ -1,10 +1,10 @@
 // Runs every benchmark and writes bench/results/performance.md, bench/results/raw.json and
 // bench/results/time-vs-size.svg (run by scripts/bench.sh; not part of the package).
 //
-//   node bench/run.mjs [--quick]
-//   node bench/run.mjs --report      rewrites the report and the plot from bench/results/raw.json
+//   node bench/js/run.mjs [--quick]
+//   node bench/js/run.mjs --report      rewrites the report and the plot from bench/results/raw.json
 //
-// Each JS measurement runs in a fresh `node --expose-gc` process (bench/measure.mjs), so heap
+// Each JS measurement runs in a fresh `node --expose-gc` process (bench/js/measure.mjs), so heap
 // and wasm memory figures are not polluted by earlier work and the wasm memory (which only
 // grows) starts from the module's initial size. The baseline runs with a capped heap and a
 // time limit; a run that hits either is reported as such and gets no ratio. Every figure in the
@@ -21,8 +21,8 @@ import { median } from './stats.mjs';
 import { WORKLOADS } from './workloads.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..');
-const resultsDir = join(here, 'results');
+const root = join(here, '..', '..');
+const resultsDir = join(root, 'bench', 'results');
 const quick = process.argv.includes('--quick');
 const started = Date.now();
 const scriptStart = Number(process.env.BENCH_START_MS || started);
@@ -58,7 +58,7 @@ function log(message) {
 }
 
 
-// Runs `bench/measure.mjs TASK WORKLOAD [ARG]` in a fresh process. Returns the parsed result,
+// Runs `bench/js/measure.mjs TASK WORKLOAD [ARG]` in a fresh process. Returns the parsed result,
 // or { failed: 'oom' | 'timeout' | 'error', ... } with how far it got.
 // Runs of one first-load task as one: the first that did not finish if any did not, else the
 // run with the median `key` (the upper middle one for an even count), with every run's time in
@@ -381,7 +381,7 @@ function main() {
 }
 
 const ok = (r) => r && !r.failed;
-// A row's bare read of the header values beside load (bench/read-floor.mjs), when measured.
+// A row's bare read of the header values beside load (bench/js/read-floor.mjs), when measured.
 const readFloorOf = (row) => (ok(row.r.pfWarm) ? row.r.pfWarm.readFloor : undefined);
 const readShare = (floor) => `${((floor.readMs / floor.loadMs) * 100).toFixed(0)}%`;
 
@@ -477,9 +477,9 @@ function report(raw) {
   L.push('# Benchmarks');
   L.push('');
   L.push('promptfold (Rust compiled to WebAssembly, the Node build in `pkg/node`) against the upstream-style');
-  L.push('JavaScript baseline (`bench/baseline/baseline.mjs`: each replacement copies the whole replacements');
+  L.push('JavaScript baseline (`bench/js/baseline/baseline.mjs`: each replacement copies the whole replacements');
   L.push('map and filters the node list, each insert re-sorts, every state is kept; it passes the shared');
-  L.push("cases' `pure` lines, checked by `node bench/baseline/check.mjs`). Every figure below comes from one");
+  L.push("cases' `pure` lines, checked by `node bench/js/baseline/check.mjs`). Every figure below comes from one");
   L.push('run of `bash scripts/bench.sh`, which wrote this file; rerun it to check them. Raw figures (every');
   L.push('run): `bench/results/raw.json`.');
   L.push('');
@@ -490,7 +490,7 @@ function report(raw) {
   L.push(`- Command: \`bash scripts/bench.sh${raw.quick ? ' --quick' : ''}\`; the measurements took ${(raw.elapsedMs / 1000).toFixed(0)} s from the start of the script (wall clock).`);
   L.push(`- wasm: \`${raw.wasm.path}\` and \`pkg/node\`, built by \`scripts/build.sh\` (release, wasm-opt -Oz), file time ${raw.wasm.builtAt}.`);
   L.push(`- Runs: every JS measurement runs in a fresh \`node --expose-gc\` process, and each workload is measured in ${raw.rounds} rounds that alternate the two programs, so that a change in the shared machine's load during a workload reaches both alike. A round: the baseline's first fold and its memory (in every round when that fold takes under ${SLOW_MS / 1000} s, else in the first round only), ${raw.baselineRoundRuns} repeated baseline folds after ${raw.warmupRuns} not counted (when its first fold is slow: one repeated fold, none before it) and two \`JSON.parse\` runs, promptfold's ${raw.pfRoundRuns} repeated \`load\` and ${raw.pfRoundRuns} \`loadJson\` calls after ${raw.warmupRuns} calls of each not counted (V8 was still optimizing promptfold's JS during the second call of a process, by \`node --trace-opt\`; the baseline gets as many), then one first \`load\` and one first \`loadJson\`. "First" is the first call in a fresh process; each first-load column is the median over the rounds (the memory figures come from that median run). A median is taken over the runs of all rounds together. Repeated runs are timed after full GCs, each run's result freed before the next; a process stops early when another run would not fit in its time budget (baseline folds 25 s, \`JSON.parse\` 5 s, promptfold \`load\` 6 s, \`loadJson\` 5 s, \`views()\` 3 s); the tables give the count and \`bench/results/raw.json\` every run. A slow first fold of the baseline is its own warm-up and counts among its repeated runs; fast ones do not. Limits: the baseline runs with \`--max-old-space-size=${lim.BASELINE_HEAP_MB}\` and ${lim.BASELINE_FIRST_TIMEOUT_MS / 1000} s for its first fold; promptfold's first load is stopped at three times its repeated-run median so far (5 s at least, 20 s at most). A run stopped by a limit is reported as such, and a baseline that did not finish gets no ratio (a promptfold first load stopped at the limit gets an upper bound, "< x"). \`views()\` and \`stateAt\` are measured after the rounds, in one more process.`);
-  L.push('- Inputs: generated by `node bench/gen.mjs` (seeded, deterministic; written to the gitignored `bench/data/` as JSON arrays, one event per line). Payloads are modest: system prompts of about 2,400 characters, 8 tool definitions (about 1.5 kB of JSON) on every request header, assistant texts of 150 to 450 and tool results of 200 to 1,000 characters.');
+  L.push('- Inputs: generated by `node bench/js/gen.mjs` (seeded, deterministic; written to the gitignored `bench/data/` as JSON arrays, one event per line). Payloads are modest: system prompts of about 2,400 characters, 8 tool definitions (about 1.5 kB of JSON) on every request header, assistant texts of 150 to 450 and tool results of 200 to 1,000 characters.');
   L.push('');
   L.push('| workload | events | relevant | system messages | prunes | compactions | headers | JSON size | sha256 (first 16) |');
   L.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');

@@ -1,10 +1,10 @@
 // Deterministic, seeded workload generator for the benchmarks (not part of the package).
 //
-//   node bench/gen.mjs [--force]     writes bench/data/<workload>.json (gitignored) and
+//   node bench/js/gen.mjs [--force]     writes bench/data/<workload>.json (gitignored) and
 //                                    bench/data/manifest.json; skips files that are up to date
 //
-// Every workload is a valid session log (SPEC section 1): replace endpoints are alive surface
-// nodes older than the replacing event, start not after end in surface order. The generator
+// Every workload is a valid session log (BEHAVIOUR.md section 1): replace endpoints are alive
+// surface nodes older than the replacing event, start not after end in surface order. The generator
 // keeps the surface (alive nodes in surface order) to pick endpoints. Same seed, same bytes.
 // Files are JSON arrays with one event per line, readable by JSON.parse, by
 // Conversation.loadJson and by promptfold::parse_events.
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { WORKLOADS } from './workloads.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const DATA_DIR = join(here, 'data');
+export const DATA_DIR = join(here, '..', 'data');
 
 // mulberry32: small, fast, and enough for shaping a log.
 function rng(seed) {

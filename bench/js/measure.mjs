@@ -1,9 +1,9 @@
-// One measurement in a fresh Node process (run by bench/run.mjs; not part of the package).
+// One measurement in a fresh Node process (run by bench/js/run.mjs; not part of the package).
 //
-//   node --expose-gc bench/measure.mjs TASK WORKLOAD [ARG]
+//   node --expose-gc bench/js/measure.mjs TASK WORKLOAD [ARG]
 //
 // Prints one JSON object on stdout (progress lines, if any, on stderr). Tasks:
-//   baseline-mem    one fold of the upstream-style baseline (bench/baseline/baseline.mjs) keeping
+//   baseline-mem    one fold of the upstream-style baseline (bench/js/baseline/baseline.mjs) keeping
 //                   every state: its time, and the JS heap it retains
 //   baseline-time   ARG = "RUNS,WARMUP": RUNS timed runs of the baseline fold from JS objects
 //                   (after WARMUP more, timed apart as warmupMs), and two of JSON.parse alone
@@ -15,7 +15,7 @@
 //                   of each of load and loadJson WARMUP calls (the process's first, timed apart)
 //                   and RUNS timed calls, each window freed
 //   pf-warm         ARG = bytes, grown as for pf-time; one loadJson, then views() and stateAt,
-//                   then bench/read-floor.mjs's bare read of the header values beside load
+//                   then bench/js/read-floor.mjs's bare read of the header values beside load
 //   pf-prepend      ARG = bytes as for pf-warm; loads the newest 9,000 events of WORKLOAD, then
 //                   prepends older pages until the whole log is loaded
 // PROMPTFOLD_PKG=path/to/promptfold.js measures another build of the Node package.
@@ -35,7 +35,7 @@ const [task, workload, arg] = process.argv.slice(2);
 
 if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
 
-// Runs of bench/read-floor.mjs's read and load in pf-warm, after runs not counted.
+// Runs of bench/js/read-floor.mjs's read and load in pf-warm, after runs not counted.
 const READ_FLOOR_RUNS = 3;
 const READ_FLOOR_WARMUP = 1;
 
@@ -48,7 +48,7 @@ const sink = [];
 
 function loadPromptfold() {
   const require = createRequire(import.meta.url);
-  return require(process.env.PROMPTFOLD_PKG || join(here, '..', 'pkg', 'node', 'promptfold.js'));
+  return require(process.env.PROMPTFOLD_PKG || join(here, '..', '..', 'pkg', 'node', 'promptfold.js'));
 }
 
 function readText() {
@@ -57,7 +57,7 @@ function readText() {
 
 // The baseline's "fold and keep every per-event state": one state per event (an irrelevant
 // event shares the previous one), plus the inspection of every request header against the
-// previous one with the effective prompt in force before it (SPEC section 3), all kept.
+// previous one with the effective prompt in force before it (BEHAVIOUR.md section 3), all kept.
 function baselineFold(events, progress) {
   const states = new Array(events.length);
   const inspections = [];
@@ -270,7 +270,7 @@ const tasks = {
     }
     const stateAtEffectiveNs = ((performance.now() - t) * 1e6) / m;
     const final = c.stateAt(last);
-    // The bare read of every header's config and tools (bench/read-floor.mjs), beside load.
+    // The bare read of every header's config and tools (bench/js/read-floor.mjs), beside load.
     const floor = readFloor(pf, events, READ_FLOOR_RUNS, READ_FLOOR_WARMUP);
     return {
       grownTo,

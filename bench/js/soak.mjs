@@ -3,16 +3,16 @@
 // Prints a progress line per sample batch and, last, one JSON line ("SOAK {...}") with the summary;
 // scripts/reliability.sh runs both variants and writes the summary into the report.
 //
-//   node --expose-gc tests/js/soak.mjs growing [EVENTS [VIEWS_EVERY]]
+//   node --expose-gc bench/js/soak.mjs growing [EVENTS [VIEWS_EVERY]]
 //       one window that keeps every event
-//   node --expose-gc tests/js/soak.mjs bounded [EVENTS [VIEWS_EVERY]]
+//   node --expose-gc bench/js/soak.mjs bounded [EVENTS [VIEWS_EVERY]]
 //       a UI that keeps the newest 5,000-10,000 events: every 5,000 appends it frees the window
 //       and loads the newest 5,000 anew (hasMore: true)
 //
 // EVENTS defaults to 1,000,000 and VIEWS_EVERY to 1,000. views() costs time in proportion to the
 // window (every chat card and request is materialized as JS objects), so on a growing window of
 // 1,000,000 events views() every 1,000 appends is quadratic: scripts/reliability.sh says which
-// VIEWS_EVERY it ran. The events come from the generator of tests/js/huge.mjs ("small"
+// VIEWS_EVERY it ran. The events come from the generator of tests/js/kit/session.mjs ("small"
 // profile: turns, steps, a header per step, assistant messages, tool results, in-history prompt
 // updates, pruned tool results, compactions, head rewrites), a valid log.
 //
@@ -21,11 +21,12 @@
 // from warm-up to the end (no superlinear growth, nothing kept per call beyond the events). The
 // bounded variant retains a bounded window, so its wasm memory must stop growing after warm-up:
 // any growth there is a leak (of appends, views(), load() or free()).
-import { sessionEvents, loadPackage } from "./huge.mjs";
+import { sessionEvents } from "../../tests/js/kit/session.mjs";
+import { loadPackage } from "./huge.mjs";
 
 const [variant = "growing", countArg, everyArg] = process.argv.slice(2);
 if (!["growing", "bounded"].includes(variant)) {
-  console.error("usage: node --expose-gc tests/js/soak.mjs growing|bounded [EVENTS [VIEWS_EVERY]]");
+  console.error("usage: node --expose-gc bench/js/soak.mjs growing|bounded [EVENTS [VIEWS_EVERY]]");
   process.exit(2);
 }
 const total = Number(countArg ?? 1_000_000);

@@ -1,6 +1,6 @@
 // How much of a load from JS objects is the bare reading of the header values it must compare.
 //
-//   node --expose-gc bench/read-floor.mjs [RUNS] bench/data/prune-8k.json ...
+//   node --expose-gc bench/js/read-floor.mjs [RUNS] bench/data/prune-8k.json ...
 //
 // `Conversation.load` compares each request header's config and tools with the previous
 // header's, exactly (JSON semantics, getters run in JSON's order), so it reads every node of
@@ -10,7 +10,7 @@
 // events, each after full GCs, and prints the medians of RUNS (default 15) after 2 not counted.
 // The walk is a lower bound for any exact comparison written in JS; what it leaves of `load` is
 // everything else (the other members of every event, and the wasm side). PROMPTFOLD_PKG picks
-// the package (default pkg/node/promptfold.js). bench/measure.mjs runs the same (readFloor) for
+// the package (default pkg/node/promptfold.js). bench/js/measure.mjs runs the same (readFloor) for
 // BENCHMARKS.md, with fewer runs.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -83,7 +83,7 @@ export function readFloor(pf, events, runs, warmup) {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
   const require = createRequire(import.meta.url);
-  const pf = require(process.env.PROMPTFOLD_PKG || join(here, '..', 'pkg', 'node', 'promptfold.js'));
+  const pf = require(process.env.PROMPTFOLD_PKG || join(here, '..', '..', 'pkg', 'node', 'promptfold.js'));
   const args = process.argv.slice(2);
   const runs = /^\d+$/.test(args[0] ?? '') ? Number(args.shift()) : 15;
   for (const file of args) {

@@ -6,7 +6,7 @@
 //!
 //! Loads the newest 9,000 events of the file, then prepends older pages until the whole log is
 //! loaded: 5 x 1,000 events, 7 x 10,000, 8,000, then 1,000-event pages (the pages of
-//! `bench/measure.mjs pf-prepend`). Prints one JSON line per call: the window size before it,
+//! `bench/js/measure.mjs pf-prepend`). Prints one JSON line per call: the window size before it,
 //! the page size, the time in ms (median of `--runs` runs of the whole sequence, default 5)
 //! and the number of cards the change reports.
 

@@ -1,6 +1,6 @@
 #![cfg(not(target_arch = "wasm32"))]
 //! Huge inputs, natively: a 100 MB JSON log, a log of 1 MB prompts, and 1,000,000 events. Each
-//! test reads one file written by `node tests/js/huge.mjs generate DIR` (`PROMPTFOLD_HUGE_DIR`,
+//! test reads one file written by `node bench/js/huge.mjs generate DIR` (`PROMPTFOLD_HUGE_DIR`,
 //! default `target/huge`), loads it with `Conversation::load_json`, takes `views()`, and prints one
 //! JSON line of times (ms) and memory (MB, from /proc/self/status: VmHWM is the peak RSS so far).
 //! They are `#[ignore]`d: `scripts/reliability.sh` generates the files and runs each test in its
@@ -24,7 +24,7 @@ fn input(name: &str) -> PathBuf {
     let path = dir.join(format!("{name}.json"));
     assert!(
         path.exists(),
-        "{} is missing: run scripts/reliability.sh, or node tests/js/huge.mjs generate {}",
+        "{} is missing: run scripts/reliability.sh, or node bench/js/huge.mjs generate {}",
         path.display(),
         dir.display()
     );

@@ -1,7 +1,7 @@
 // BENCHMARK BASELINE -- NOT PART OF THE PACKAGE.
 //
 // This file is an "upstream style" re-implementation of the system-prompt
-// interpreter (SPEC.md sections 2 and 3), written from the spec solely to serve
+// interpreter (docs/BEHAVIOUR.md sections 2 and 3), written from the spec solely to serve
 // as the baseline in the benchmark against the promptfold Rust/wasm
 // implementation. It is deliberately naive, the way the upstream TypeScript
 // client works: every state is a fresh plain object, each relevant event copies
@@ -9,7 +9,7 @@
 // pushes and then re-sorts the node array by position, and the caller keeps
 // every state. It is not optimised beyond that (and not made artificially slow).
 // It is not shipped, not used by the crate, and not a reference for behaviour:
-// SPEC.md and the conformance cases are.
+// docs/BEHAVIOUR.md and the conformance cases are.
 
 function isReplaceOp(surfaceOp) {
   return (
@@ -39,7 +39,7 @@ function lastNonempty(nodes) {
 }
 
 /**
- * Fold one event into the system-prompt state (SPEC section 2).
+ * Fold one event into the system-prompt state (BEHAVIOUR.md section 2).
  * Irrelevant events return `previous` unchanged.
  */
 export function inspectSystemPrompt(previous, event, windowStart) {
@@ -136,7 +136,7 @@ export function inspectSystemPrompt(previous, event, windowStart) {
 }
 
 /**
- * Inspect one request/header against the previous prompt (SPEC section 3).
+ * Inspect one request/header against the previous prompt (BEHAVIOUR.md section 3).
  */
 export function inspectRequestPrompt(previous, headerEvent, system) {
   const data = headerEvent.data || {};
