@@ -224,7 +224,13 @@ impl Steps {
         let at = match self.ascending.last() {
             Some((greatest, _)) if key <= *greatest => {
                 match self.ascending.binary_search_by_key(&key, |(key, _)| *key) {
-                    Ok(position) => self.ascending.get(position).map_or(next, |(_, at)| *at),
+                    Ok(position) => {
+                        debug_assert!(
+                            position < self.ascending.len(),
+                            "a found key is in the list"
+                        );
+                        self.ascending.get(position).map_or(next, |(_, at)| *at)
+                    }
                     Err(_) => *self.others.entry(key).or_insert(next),
                 }
             }
@@ -400,6 +406,7 @@ impl ChatBuilder {
             _ => return Vec::new(),
         };
         let Some(slot) = self.steps.slot(key) else {
+            debug_assert!(false, "a step's slot is made when it is looked up");
             return Vec::new();
         };
         let start = match turn_start {
@@ -497,6 +504,7 @@ fn reanchor(cards: &mut [Placed], slot: &StepSlot) -> Vec<usize> {
     let mut next = slot.last_card;
     while let Some(index) = next {
         let Some(placed) = cards.get_mut(index) else {
+            debug_assert!(false, "a step's chain of cards names cards of the list");
             break;
         };
         let anchor = anchor.unwrap_or(placed.card.seq);

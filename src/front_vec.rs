@@ -36,6 +36,10 @@ impl<T> Deref for FrontVec<T> {
     type Target = [T];
 
     fn deref(&self) -> &[T] {
+        debug_assert!(
+            self.start <= self.slots.len(),
+            "the room is inside the slots"
+        );
         self.slots.get(self.start..).unwrap_or_default()
     }
 }
@@ -94,10 +98,12 @@ impl<T> FrontVec<T> {
 
 /// Swaps the items of two slices of the same length.
 fn swap<T>(a: Option<&mut [T]>, b: Option<&mut [T]>) {
-    if let (Some(a), Some(b)) = (a, b) {
-        if a.len() == b.len() {
-            a.swap_with_slice(b);
-        }
+    match (a, b) {
+        (Some(a), Some(b)) if a.len() == b.len() => a.swap_with_slice(b),
+        _ => debug_assert!(
+            false,
+            "the room and the page must be two slices of one length"
+        ),
     }
 }
 

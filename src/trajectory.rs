@@ -394,6 +394,7 @@ impl Facts<'_> {
                     .step_key()
                     .and_then(|key| step_entries.get(&key))
                     .and_then(|entry| {
+                        debug_assert!(entry.fact < self.headers.len(), "a step names its fact");
                         let fact = self.headers.get(entry.fact)?;
                         let change = entry.change.and_then(|index| self.headers.get(index));
                         Some((&fact.prompt, change.and_then(|fact| fact.change.as_deref())))

@@ -1,7 +1,7 @@
 // Deterministic, seeded workload generator for the benchmarks (not part of the package).
 //
 //   node bench/js/gen.mjs [--force]     writes bench/data/<workload>.json (gitignored) and
-//                                    bench/data/manifest.json; skips files that are up to date
+//                                       bench/data/manifest.json; skips files that are up to date
 //
 // Every workload is a valid session log (BEHAVIOUR.md section 1): replace endpoints are alive
 // surface nodes older than the replacing event, start not after end in surface order. The generator

@@ -11,6 +11,16 @@
 //! `views()`; one timed `parse_events` and one timed `Conversation::load_json` (text
 //! in); the mean time of `state_at`; and the bytes each keeps alive, counted by a global
 //! allocator wrapper (exact).
+// Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::unreachable,
+    clippy::todo,
+    clippy::arithmetic_side_effects
+)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
