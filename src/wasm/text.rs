@@ -12,16 +12,7 @@ use crate::json::utf8::is_utf8;
 use crate::parse::parse_events_with;
 use crate::parse::stream::{parse_streamed, Streamed, PIECE_ROOM};
 
-#[wasm_bindgen(inline_js = r#"
-const encoder = new TextEncoder();
-
-// Writes text[from..] as UTF-8 into `out` (never splitting a character); returns the UTF-16
-// units read and the bytes written.
-export function promptfoldEncodeInto(text, from, out) {
-  const { read, written } = encoder.encodeInto(from === 0 ? text : text.substring(from), out);
-  return [read, written];
-}
-"#)]
+#[wasm_bindgen(module = "/src/wasm/js/text.js")]
 extern "C" {
     #[wasm_bindgen(js_name = promptfoldEncodeInto)]
     fn encode_into(text: &js_sys::JsString, from: u32, out: &mut [u8]) -> js_sys::Array;
