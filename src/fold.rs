@@ -7,6 +7,8 @@
 //! stays valid and unchanged, and keeping one costs a few dozen bytes.
 
 mod history;
+pub(crate) mod plain;
+pub(crate) mod request;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -14,8 +16,8 @@ use std::rc::Rc;
 use history::{History, Version};
 use serde::Serialize;
 
-use crate::event::{Seq, SessionEvent, SurfaceOp, Time};
-use crate::jsjson::serialize_js_number;
+use crate::input::event::{Seq, SessionEvent, SurfaceOp, Time};
+use crate::input::json::stringify::serialize_js_number;
 
 /// A system prompt as committed by one event (or synthesized by the fold).
 #[derive(Clone, Debug, Serialize)]
@@ -49,7 +51,7 @@ impl PartialEq for SystemPromptNode {
         } = self;
         (*seq, *time, *turn, *step, *update)
             == (other.seq, other.time, other.turn, other.step, other.update)
-            && crate::shared::same(text, &other.text)
+            && crate::input::shared::same(text, &other.text)
     }
 }
 

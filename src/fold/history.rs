@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::{PositionedSystem, SystemPromptNode};
-use crate::event::Seq;
+use crate::input::event::Seq;
 
 /// A version of the record: the number of events folded into it. Version 0 is empty.
 pub(super) type Version = u32;

@@ -19,7 +19,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use crate::parse::packed::PackedBatch;
+use crate::input::parse::packed::PackedBatch;
 
 #[wasm_bindgen(module = "/src/wasm/js/pack.js")]
 extern "C" {

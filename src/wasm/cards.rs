@@ -6,8 +6,8 @@
 
 use wasm_bindgen::JsValue;
 
-use crate::chat::{CardKey, CardSource, ChatCard, TitleKey};
-use crate::shared::cache;
+use crate::input::shared::cache;
+use crate::views::chat::{CardKey, CardSource, ChatCard, TitleKey};
 use crate::views::{ConversationChange, Views};
 
 use super::outgoing::{length, make_change, make_views, Outgoing};

@@ -10,13 +10,13 @@ use super::data::{inspection_to_js, lines_to_js};
 use super::error::throw;
 use super::state::JsSystemPromptState;
 use super::text::read_string_batch;
-use crate::conversation::Conversation;
 use crate::error::Error;
-use crate::event::SessionEvent;
 use crate::fold::SystemPromptState;
-use crate::intern::JsonInterner;
-use crate::parse::packed::read_packed;
-use crate::parse::parse_events_with;
+use crate::input::event::SessionEvent;
+use crate::input::intern::JsonInterner;
+use crate::input::parse::packed::read_packed;
+use crate::input::parse::parse_events_with;
+use crate::window::conversation::Conversation;
 
 /// A window of a session log: load the newest page, append live events, prepend older pages.
 /// Every call returns a `ConversationChange`; a call that throws leaves the window unchanged.

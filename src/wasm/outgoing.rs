@@ -6,9 +6,9 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use crate::event::safe_integer;
-use crate::json::JsonValue;
-use crate::shared::cache;
+use crate::input::event::safe_integer;
+use crate::input::json::JsonValue;
+use crate::input::shared::cache;
 
 #[wasm_bindgen(module = "/src/wasm/js/outgoing.js")]
 extern "C" {

@@ -6,11 +6,11 @@
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
-use crate::event::SessionEvent;
-use crate::intern::JsonInterner;
-use crate::json::utf8::is_utf8;
-use crate::parse::parse_events_with;
-use crate::parse::stream::{parse_streamed, Streamed, PIECE_ROOM};
+use crate::input::event::SessionEvent;
+use crate::input::intern::JsonInterner;
+use crate::input::json::utf8::is_utf8;
+use crate::input::parse::parse_events_with;
+use crate::input::parse::stream::{parse_streamed, Streamed, PIECE_ROOM};
 
 #[wasm_bindgen(module = "/src/wasm/js/text.js")]
 extern "C" {

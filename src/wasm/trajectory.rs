@@ -3,9 +3,9 @@
 //! Prompt texts, configs and tool lists are shared JS values, as the serializer shares them
 //! within one conversion; every header and request gets prompt objects of its own.
 
+use crate::fold::request::{ChangeKind, PromptChange, PromptSnapshot};
 use crate::fold::SystemPromptNode;
-use crate::request::{ChangeKind, PromptChange, PromptSnapshot};
-use crate::trajectory::{HeaderFact, Request, Trajectory};
+use crate::views::trajectory::{HeaderFact, Request, Trajectory};
 
 use super::cards::source_slot;
 use super::outgoing::Outgoing;

@@ -1,6 +1,6 @@
 // Unit tests of the packer (src/wasm/js/pack.js) on its own, without the wasm module: a batch of
 // JS events is packed into a WebAssembly.Memory of the test's own, and the numbers and texts are
-// read back as src/parse/packed.rs reads them (8 numbers an event: tag, seq, time, surface
+// read back as src/input/parse/packed.rs reads them (8 numbers an event: tag, seq, time, surface
 // operation, start, end, turn, step; a system message adds its text's length; a header adds its
 // reason, its series flag, and for config and tools -1 when absent, -2 when the previous header's
 // JSON, else the length of its JSON text; an event that crosses as JSON is tag 0 and its length).

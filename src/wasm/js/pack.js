@@ -1,5 +1,5 @@
 // The packer: a batch of JS event objects taken apart into numbers and UTF-8 text, the numbers
-// written straight into wasm memory (the layout is documented in src/parse/packed.rs; the Rust
+// written straight into wasm memory (the layout is documented in src/input/parse/packed.rs; the Rust
 // side is src/wasm/batch.rs, which imports promptfoldPackBatch from this module).
 //
 // The matchers between the BEGIN and END lines below are generated from one template by

@@ -7,7 +7,7 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
 use crate::error::Error;
-use crate::jsjson::serialize_js_number;
+use crate::input::json::stringify::serialize_js_number;
 
 use super::reader::{Failed, Reader};
 

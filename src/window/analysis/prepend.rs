@@ -13,10 +13,10 @@
 //! A window that never converges is walked to its end, as a load would.
 
 use super::{Analysis, Delta};
-use crate::compare::{compare, compare_chat};
-use crate::event::{Seq, SessionEvent};
-use crate::location::Locator;
+use crate::input::event::{Seq, SessionEvent};
+use crate::views::location::Locator;
 use crate::views::ConversationChange;
+use crate::window::compare::{compare, compare_chat};
 
 impl Analysis {
     /// Makes this the analysis of `page` followed by `window`, the events it walked (all newer

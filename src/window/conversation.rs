@@ -1,16 +1,16 @@
 //! The loaded window of a session log: load, live append, load earlier, and what each changed.
 
-use crate::analysis::{Analysis, Delta};
-use crate::chat::{sort_cards, ChatCard};
-use crate::compare::compare;
 use crate::error::Error;
-use crate::event::{EventKind, Seq, SessionEvent, TurnField};
+use crate::fold::request::RequestPromptInspection;
 use crate::fold::SystemPromptState;
-use crate::front_vec::{FrontVec, Spare};
-use crate::intern::JsonInterner;
-use crate::parse::parse_events_with;
-use crate::request::RequestPromptInspection;
+use crate::input::event::{EventKind, Seq, SessionEvent, TurnField};
+use crate::input::intern::JsonInterner;
+use crate::input::parse::parse_events_with;
+use crate::views::chat::{sort_cards, ChatCard};
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
+use crate::window::analysis::{Analysis, Delta};
+use crate::window::compare::compare;
+use crate::window::front_vec::{FrontVec, Spare};
 
 /// A window of a session log: the newest page first, live events at the tail, older pages
 /// prepended on demand. Every output equals a fresh load of the same events (D1), and the fold

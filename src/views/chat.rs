@@ -5,12 +5,12 @@ use std::rc::Rc;
 
 use serde::Serialize;
 
-use crate::analysis::Census;
-use crate::event::{EventKind, HeaderReason, Seq};
-use crate::location::Location;
-use crate::observe::Observed;
+use crate::fold::request::{ChangeKind, RequestPromptInspection};
+use crate::input::event::{EventKind, HeaderReason, Seq};
 use crate::pair_hash::StepMap;
-use crate::request::{ChangeKind, RequestPromptInspection};
+use crate::views::location::Location;
+use crate::views::observe::Observed;
+use crate::window::analysis::Census;
 
 /// Which kind of event owns a card. Ordered as cards with the same anchor are (D3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -141,7 +141,7 @@ impl PartialEq for ChatCard {
                 &other.turn,
                 &other.step,
             )
-            && crate::shared::same(text, &other.text)
+            && crate::input::shared::same(text, &other.text)
     }
 }
 

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::event::{EventKind, SessionEvent, TurnField};
+use crate::input::event::{EventKind, SessionEvent, TurnField};
 
 /// Where an event sits: at session level, in a turn, or in a step of a turn.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]

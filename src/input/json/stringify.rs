@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use crate::json::{JsonObject, JsonValue};
+use crate::input::json::{JsonObject, JsonValue};
 
 /// Returns the text JavaScript's `JSON.stringify(value)` produces for the same value.
 pub fn js_stringify(value: &JsonValue) -> String {
@@ -103,7 +103,7 @@ pub fn serialize_js_number<S: serde::Serializer>(
     value: &f64,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
-    match crate::event::safe_integer(*value) {
+    match crate::input::event::safe_integer(*value) {
         Some(integer) => serializer.serialize_i64(integer),
         None => serializer.serialize_f64(*value),
     }

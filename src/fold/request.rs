@@ -3,14 +3,14 @@
 
 use std::rc::Rc;
 
-use crate::json::JsonValue;
+use crate::input::json::JsonValue;
 use serde::Serialize;
 
 use crate::error::Error;
-use crate::event::{HeaderReason, RequestHeader, Seq, SessionEvent, Time};
 use crate::fold::SystemPromptNode;
-use crate::jsjson::serialize_js_number;
-use crate::shared::{same, same_optional};
+use crate::input::event::{HeaderReason, RequestHeader, Seq, SessionEvent, Time};
+use crate::input::json::stringify::serialize_js_number;
+use crate::input::shared::{same, same_optional};
 
 /// The prompt a request sent: its config, system text and tools.
 #[derive(Clone, Debug, Serialize)]

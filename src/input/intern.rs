@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::jsjson::js_stringify;
-use crate::json::reader::same_bytes;
-use crate::json::JsonValue;
+use crate::input::json::reader::same_bytes;
+use crate::input::json::stringify::js_stringify;
+use crate::input::json::JsonValue;
 
 /// How many distinct texts of each kind are kept; past that, values are parsed but not shared
 /// (a hostile log with unique values cannot grow the table without bound).

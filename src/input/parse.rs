@@ -7,12 +7,12 @@ use std::borrow::Cow;
 use std::rc::Rc;
 
 use crate::error::Error;
-use crate::event::{
+use crate::input::event::{
     safe_integer, EventKind, HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, TurnField,
 };
-use crate::intern::JsonInterner;
-use crate::json::reader::{key_code, Failed, KeyCode, Reader, Step, SLOTS};
-use crate::json::{malformed, JsonValue};
+use crate::input::intern::JsonInterner;
+use crate::input::json::reader::{key_code, Failed, KeyCode, Reader, Step, SLOTS};
+use crate::input::json::{malformed, JsonValue};
 
 // Only the wasm build receives packed batches; native builds test the reader.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
@@ -21,11 +21,11 @@ pub(crate) mod packed;
 pub(crate) mod stream;
 
 /// The keys of the objects the parser reads, each list in the order writers usually give them
-/// (see [`Members`](crate::json::reader::Members)), with each key's index in its list.
+/// (see [`Members`](crate::input::json::reader::Members)), with each key's index in its list.
 mod keys {
     /// An event's members.
     pub mod event {
-        use crate::json::reader::{key, Key};
+        use crate::input::json::reader::{key, Key};
 
         pub const ALL: [Key; 5] = [
             key("seq"),
@@ -43,7 +43,7 @@ mod keys {
 
     /// A replace `surfaceOp`'s members.
     pub mod surface_op {
-        use crate::json::reader::{key, Key};
+        use crate::input::json::reader::{key, Key};
 
         pub const ALL: [Key; 3] = [key("op"), key("startSeq"), key("endSeq")];
         pub const OP: usize = 0;
@@ -53,7 +53,7 @@ mod keys {
 
     /// `data`'s members.
     pub mod data {
-        use crate::json::reader::{key, Key};
+        use crate::input::json::reader::{key, Key};
 
         pub const ALL: [Key; 6] = [
             key("turn"),
@@ -73,7 +73,7 @@ mod keys {
 
     /// A message's members (`role` is listed only to be skipped without a search).
     pub mod message {
-        use crate::json::reader::{key, Key};
+        use crate::input::json::reader::{key, Key};
 
         pub const ALL: [Key; 2] = [key("role"), key("content")];
         pub const ROLE: usize = 0;
@@ -82,7 +82,7 @@ mod keys {
 
     /// A content block's members.
     pub mod block {
-        use crate::json::reader::{key, Key};
+        use crate::input::json::reader::{key, Key};
 
         pub const ALL: [Key; 2] = [key("type"), key("text")];
         pub const TYPE: usize = 0;
@@ -91,7 +91,7 @@ mod keys {
 
     /// `data.header`'s members.
     pub mod header {
-        use crate::json::reader::{key, Key};
+        use crate::input::json::reader::{key, Key};
 
         pub const ALL: [Key; 2] = [key("config"), key("tools")];
         pub const CONFIG: usize = 0;
@@ -347,7 +347,10 @@ impl Kind {
             Kind::Null => "null".to_owned(),
             Kind::Bool(_) => "a boolean".to_owned(),
             Kind::Number(value) => {
-                format!("the number {}", crate::jsjson::js_number_to_string(*value))
+                format!(
+                    "the number {}",
+                    crate::input::json::stringify::js_number_to_string(*value)
+                )
             }
             Kind::Text => "a string".to_owned(),
             Kind::Array => "an array".to_owned(),
@@ -1110,7 +1113,7 @@ mod tests {
     fn read_first<T>(
         text: &str,
         read: impl Fn(&mut Reader<'_>) -> Step<T>,
-    ) -> Option<(Step<T>, usize, crate::json::reader::SyntaxError)> {
+    ) -> Option<(Step<T>, usize, crate::input::json::reader::SyntaxError)> {
         let mut reader = Reader::new(text);
         let mut object = reader.begin_object().ok()?;
         reader.next_key_code(&mut object).ok()??;

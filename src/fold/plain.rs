@@ -3,12 +3,12 @@
 
 use std::rc::Rc;
 
-use crate::json::{JsonObject, JsonValue};
+use crate::input::json::{JsonObject, JsonValue};
 
 use crate::error::Error;
-use crate::event::{Seq, MAX_SAFE_INTEGER};
+use crate::fold::request::PromptSnapshot;
 use crate::fold::SystemPromptNode;
-use crate::request::PromptSnapshot;
+use crate::input::event::{Seq, MAX_SAFE_INTEGER};
 
 fn invalid(argument: &str, message: String) -> Error {
     Error::InvalidArgument {
@@ -24,7 +24,7 @@ fn object<'a>(value: &'a JsonValue, argument: &str) -> Result<&'a JsonObject, Er
 }
 
 fn safe_integer(value: &JsonValue) -> Option<i64> {
-    crate::event::safe_integer(value.as_f64()?)
+    crate::input::event::safe_integer(value.as_f64()?)
 }
 
 /// Reads a `{ config?, system?, tools? }` prompt snapshot (`tools` not an array means `[]`).

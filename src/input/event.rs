@@ -2,8 +2,8 @@
 
 use std::rc::Rc;
 
-use crate::intern::SharedTools;
-use crate::json::JsonValue;
+use crate::input::intern::SharedTools;
+use crate::input::json::JsonValue;
 
 /// An event's sequence number: a safe integer (`|seq| <= 2^53 - 1`), strictly increasing in a log.
 pub type Seq = i64;

@@ -1,10 +1,10 @@
 //! What the window pipeline knows about one event when it hands it to the chat and trajectory
 //! builders.
 
-use crate::event::SessionEvent;
+use crate::fold::request::RequestPromptInspection;
 use crate::fold::SystemPromptState;
-use crate::location::Location;
-use crate::request::RequestPromptInspection;
+use crate::input::event::SessionEvent;
+use crate::views::location::Location;
 
 /// One event of the window with everything derived for it so far.
 #[derive(Clone, Copy, Debug)]

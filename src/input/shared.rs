@@ -80,7 +80,7 @@ pub(crate) mod cache {
     }
 
     /// A JSON value as the plain JS value `JSON.parse` makes of its text.
-    pub(crate) fn value_to_js(value: &crate::json::JsonValue) -> Option<JsValue> {
-        js_sys::JSON::parse(&crate::jsjson::js_stringify(value)).ok()
+    pub(crate) fn value_to_js(value: &crate::input::json::JsonValue) -> Option<JsValue> {
+        js_sys::JSON::parse(&crate::input::json::stringify::js_stringify(value)).ok()
     }
 }

@@ -22,10 +22,10 @@ use std::borrow::Cow;
 
 use super::{Batch, HeaderJson, Kind, RawEvent, RawObject, RawSurfaceOp, TypeTag};
 use crate::error::Error;
-use crate::event::{HeaderReason, SessionEvent};
-use crate::intern::JsonInterner;
-use crate::json::malformed;
-use crate::json::reader::{Failed, Reader, SLOTS};
+use crate::input::event::{HeaderReason, SessionEvent};
+use crate::input::intern::JsonInterner;
+use crate::input::json::malformed;
+use crate::input::json::reader::{Failed, Reader, SLOTS};
 
 /// A packed batch (see the module documentation).
 #[derive(Clone, Copy, Debug)]
@@ -211,8 +211,8 @@ fn not_packed() -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::{EventKind, SurfaceOp, TurnField};
-    use crate::parse::parse_events;
+    use crate::input::event::{EventKind, SurfaceOp, TurnField};
+    use crate::input::parse::parse_events;
 
     fn read(numbers: &[f64], text: &str) -> Result<Vec<SessionEvent>, Error> {
         read_packed(PackedBatch { numbers, text }, &mut JsonInterner::default())

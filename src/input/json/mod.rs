@@ -5,6 +5,7 @@
 pub(crate) mod blocks;
 mod number;
 pub(crate) mod reader;
+pub(crate) mod stringify;
 // Only the wasm build checks text it did not receive as a Rust string; native builds test it.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub(crate) mod utf8;

@@ -1,13 +1,13 @@
 //! The derived data of a window, built by walking its events once in seq order: fold states,
 //! request inspections, chat cards and trajectory facts. Appending events continues the walk.
 
-use crate::chat::{ChatBuilder, ChatCard};
-use crate::event::{EventKind, Seq, SessionEvent};
+use crate::fold::request::{inspect_header, RequestPromptInspection};
 use crate::fold::{inspect_system_prompt, SystemPromptState};
-use crate::location::Locator;
-use crate::observe::Observed;
-use crate::request::{inspect_header, RequestPromptInspection};
-use crate::trajectory::{Trajectory, TrajectoryBuilder};
+use crate::input::event::{EventKind, Seq, SessionEvent};
+use crate::views::chat::{ChatBuilder, ChatCard};
+use crate::views::location::Locator;
+use crate::views::observe::Observed;
+use crate::views::trajectory::{Trajectory, TrajectoryBuilder};
 use crate::views::{EventLine, Views};
 
 mod prepend;

@@ -2,9 +2,9 @@
 
 use std::cmp::Ordering;
 
-use crate::analysis::Analysis;
-use crate::chat::sort_cards;
+use crate::views::chat::sort_cards;
 use crate::views::{ChatChange, ConversationChange};
+use crate::window::analysis::Analysis;
 
 /// What changed from `old` to `new`: the chat cards, and whether the trajectory differs.
 pub(crate) fn compare(old: &Analysis, new: &Analysis) -> ConversationChange {

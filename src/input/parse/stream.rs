@@ -6,9 +6,9 @@
 
 use super::{Batch, RawEvent};
 use crate::error::Error;
-use crate::event::SessionEvent;
-use crate::intern::JsonInterner;
-use crate::json::reader::{Container, Memory, Reader, Remembered, Step, SLOTS};
+use crate::input::event::SessionEvent;
+use crate::input::intern::JsonInterner;
+use crate::input::json::reader::{Container, Memory, Reader, Remembered, Step, SLOTS};
 
 /// What reading a streamed batch came to.
 #[derive(Debug)]
@@ -308,7 +308,7 @@ fn read_line(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::parse_events;
+    use crate::input::parse::parse_events;
 
     /// `text` in pieces of `size` bytes (moved to the next character boundary), or as much as
     /// the room given holds.

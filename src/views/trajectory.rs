@@ -5,15 +5,15 @@ use std::rc::Rc;
 
 use serde::Serialize;
 
-use crate::analysis::Census;
-use crate::chat::{CardKey, CardSource};
-use crate::event::{EventKind, Seq, Time};
+use crate::fold::request::{inspect_header, ChangeKind, PromptChange, PromptSnapshot};
 use crate::fold::SystemPromptNode;
-use crate::jsjson::serialize_js_number;
-use crate::location::Location;
-use crate::observe::Observed;
+use crate::input::event::{EventKind, Seq, Time};
+use crate::input::json::stringify::serialize_js_number;
 use crate::pair_hash::StepMap;
-use crate::request::{inspect_header, ChangeKind, PromptChange, PromptSnapshot};
+use crate::views::chat::{CardKey, CardSource};
+use crate::views::location::Location;
+use crate::views::observe::Observed;
+use crate::window::analysis::Census;
 
 /// A request header of the trajectory: a real `request/header`, or a synthetic one folded from
 /// an in-history prompt change.
@@ -60,7 +60,7 @@ pub struct Request {
     /// The prompt's config.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown", optional))]
-    pub request_config: Option<Rc<crate::json::JsonValue>>,
+    pub request_config: Option<Rc<crate::input::json::JsonValue>>,
     /// The prompt change this request is the first to carry.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
@@ -222,7 +222,7 @@ impl TrajectoryBuilder {
         let created = match after.effective() {
             Some(effective)
                 if !previous_text
-                    .is_some_and(|text| crate::shared::same(text, &effective.text))
+                    .is_some_and(|text| crate::input::shared::same(text, &effective.text))
                     && introduced.is_none_or(|node| node.update) =>
             {
                 self.synthesize(effective)
