@@ -52,6 +52,7 @@ mod error;
 mod fold;
 mod input;
 mod pair_hash;
+mod seq;
 mod sort;
 #[cfg(test)]
 mod test_random;

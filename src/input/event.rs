@@ -5,19 +5,8 @@ use std::rc::Rc;
 use crate::input::intern::SharedTools;
 use crate::input::json::JsonValue;
 
-/// An event's sequence number: a safe integer (`|seq| <= 2^53 - 1`), strictly increasing in a log.
-pub type Seq = i64;
-
-/// An event's time in epoch milliseconds, copied verbatim into outputs (a JavaScript number).
-pub type Time = f64;
-
-/// The largest integer a JavaScript number holds exactly (`Number.MAX_SAFE_INTEGER`).
-pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
-
-/// `value` as an integer when it is one JavaScript holds exactly (`|value| <= 2^53 - 1`).
-pub(crate) fn safe_integer(value: f64) -> Option<i64> {
-    (value.fract() == 0.0 && value.abs() <= MAX_SAFE_INTEGER as f64).then_some(value as i64)
-}
+pub(crate) use crate::seq::safe_integer;
+pub use crate::seq::{Seq, Time, MAX_SAFE_INTEGER};
 
 /// One event of a session log, reduced to what the interpreter reads.
 ///

@@ -103,7 +103,7 @@ pub fn serialize_js_number<S: serde::Serializer>(
     value: &f64,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
-    match crate::input::event::safe_integer(*value) {
+    match crate::seq::safe_integer(*value) {
         Some(integer) => serializer.serialize_i64(integer),
         None => serializer.serialize_f64(*value),
     }
