@@ -2,6 +2,5 @@
 //! load earlier), with a change report for every call.
 
 pub(crate) mod analysis;
-pub(crate) mod compare;
 pub(crate) mod conversation;
 pub(crate) mod front_vec;

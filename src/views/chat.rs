@@ -9,8 +9,8 @@ use crate::fold::request::{ChangeKind, RequestPromptInspection};
 use crate::input::event::{EventKind, HeaderReason, Seq};
 use crate::pair_hash::StepMap;
 use crate::views::location::Location;
+use crate::views::observe::Census;
 use crate::views::observe::Observed;
-use crate::window::analysis::Census;
 
 /// Which kind of event owns a card. Ordered as cards with the same anchor are (D3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -3,7 +3,7 @@
 
 use crate::fold::request::RequestPromptInspection;
 use crate::fold::SystemPromptState;
-use crate::input::event::SessionEvent;
+use crate::input::event::{EventKind, SessionEvent};
 use crate::views::location::Location;
 
 /// One event of the window with everything derived for it so far.
@@ -19,4 +19,35 @@ pub(crate) struct Observed<'a> {
     pub after: Option<&'a SystemPromptState>,
     /// For a `request/header`: its inspection against the previous loaded header.
     pub inspection: Option<&'a RequestPromptInspection>,
+}
+
+/// How many events of each kind a batch holds, so that what a walk builds grows once.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Census {
+    pub relevant: usize,
+    pub headers: usize,
+    pub system_appends: usize,
+    pub turn_starts: usize,
+    pub step_starts: usize,
+}
+
+impl Census {
+    pub(crate) fn of(events: &[SessionEvent]) -> Census {
+        let mut census = Census::default();
+        let count = |n: &mut usize, yes: bool| *n = n.saturating_add(usize::from(yes));
+        for event in events {
+            count(&mut census.relevant, event.is_relevant());
+            count(&mut census.headers, event.header().is_some());
+            count(&mut census.system_appends, event.is_system_append());
+            count(
+                &mut census.turn_starts,
+                matches!(event.kind, EventKind::TurnStart),
+            );
+            count(
+                &mut census.step_starts,
+                matches!(event.kind, EventKind::StepStart),
+            );
+        }
+        census
+    }
 }

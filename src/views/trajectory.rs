@@ -12,8 +12,8 @@ use crate::input::json::stringify::serialize_js_number;
 use crate::pair_hash::StepMap;
 use crate::views::chat::{CardKey, CardSource};
 use crate::views::location::Location;
+use crate::views::observe::Census;
 use crate::views::observe::Observed;
-use crate::window::analysis::Census;
 
 /// A request header of the trajectory: a real `request/header`, or a synthetic one folded from
 /// an in-history prompt change.

@@ -3,13 +3,15 @@
 
 use crate::fold::request::{inspect_header, RequestPromptInspection};
 use crate::fold::{inspect_system_prompt, SystemPromptState};
-use crate::input::event::{EventKind, Seq, SessionEvent};
+use crate::input::event::{Seq, SessionEvent};
 use crate::views::chat::{ChatBuilder, ChatCard};
 use crate::views::location::Locator;
+use crate::views::observe::Census;
 use crate::views::observe::Observed;
 use crate::views::trajectory::{Trajectory, TrajectoryBuilder};
 use crate::views::{EventLine, Views};
 
+pub(crate) mod compare;
 mod prepend;
 
 /// What a run of events changed: cards added, cards whose anchor moved, and the trajectory.
@@ -18,37 +20,6 @@ pub(crate) struct Delta {
     pub added: Vec<usize>,
     pub moved: Vec<usize>,
     pub trajectory_changed: bool,
-}
-
-/// How many events of each kind a batch holds, so that what a walk builds grows once.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Census {
-    pub relevant: usize,
-    pub headers: usize,
-    pub system_appends: usize,
-    pub turn_starts: usize,
-    pub step_starts: usize,
-}
-
-impl Census {
-    fn of(events: &[SessionEvent]) -> Census {
-        let mut census = Census::default();
-        let count = |n: &mut usize, yes: bool| *n = n.saturating_add(usize::from(yes));
-        for event in events {
-            count(&mut census.relevant, event.is_relevant());
-            count(&mut census.headers, event.header().is_some());
-            count(&mut census.system_appends, event.is_system_append());
-            count(
-                &mut census.turn_starts,
-                matches!(event.kind, EventKind::TurnStart),
-            );
-            count(
-                &mut census.step_starts,
-                matches!(event.kind, EventKind::StepStart),
-            );
-        }
-        census
-    }
 }
 
 /// The derived data of a window whose first seq is `window_start`.

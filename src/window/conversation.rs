@@ -8,8 +8,8 @@ use crate::input::intern::JsonInterner;
 use crate::input::parse::parse_events_with;
 use crate::views::chat::{sort_cards, ChatCard};
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
+use crate::window::analysis::compare::compare;
 use crate::window::analysis::{Analysis, Delta};
-use crate::window::compare::compare;
 use crate::window::front_vec::{FrontVec, Spare};
 
 /// A window of a session log: the newest page first, live events at the tail, older pages

@@ -16,7 +16,7 @@ use super::{Analysis, Delta};
 use crate::input::event::{Seq, SessionEvent};
 use crate::views::location::Locator;
 use crate::views::ConversationChange;
-use crate::window::compare::{compare, compare_chat};
+use crate::window::analysis::compare::{compare, compare_chat};
 
 impl Analysis {
     /// Makes this the analysis of `page` followed by `window`, the events it walked (all newer
