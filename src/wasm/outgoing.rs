@@ -9,6 +9,7 @@ use wasm_bindgen::prelude::*;
 use crate::input::event::safe_integer;
 use crate::input::json::JsonValue;
 use crate::input::shared::cache;
+use crate::views::chat::CardSource;
 
 #[wasm_bindgen(module = "/src/wasm/js/outgoing.js")]
 extern "C" {
@@ -124,5 +125,13 @@ impl Outgoing {
             *entry = (key, index);
         }
         index
+    }
+}
+
+/// A card source as a number for the JS side.
+pub(super) fn source_slot(source: CardSource) -> f64 {
+    match source {
+        CardSource::Request => 0.0,
+        CardSource::System => 1.0,
     }
 }

@@ -7,8 +7,7 @@ use crate::fold::request::{ChangeKind, PromptChange, PromptSnapshot};
 use crate::fold::SystemPromptNode;
 use crate::views::trajectory::{HeaderFact, Request, Trajectory};
 
-use super::cards::source_slot;
-use super::outgoing::Outgoing;
+use super::outgoing::{source_slot, Outgoing};
 
 /// Appends `trajectory`: its header facts, requests and system prompt nodes, in that order
 /// (read back by the JS in `wasm::outgoing`).
