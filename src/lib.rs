@@ -68,7 +68,6 @@ pub mod wasm;
 struct ReadmeExamples;
 
 pub use error::Error;
-pub use fold::plain::{node_from_json, snapshot_from_json, window_start_from_json};
 pub use fold::request::{
     inspect_request_prompt, ChangeKind, PromptChange, PromptSnapshot, RequestPromptInspection,
 };

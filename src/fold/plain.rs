@@ -28,7 +28,7 @@ fn safe_integer(value: &JsonValue) -> Option<i64> {
 }
 
 /// Reads a `{ config?, system?, tools? }` prompt snapshot (`tools` not an array means `[]`).
-pub fn snapshot_from_json(value: &JsonValue) -> Result<PromptSnapshot, Error> {
+pub(crate) fn snapshot_from_json(value: &JsonValue) -> Result<PromptSnapshot, Error> {
     let map = object(value, "previous")?;
     let system = match map.get("system") {
         None | Some(JsonValue::Null) => "",
@@ -41,7 +41,7 @@ pub fn snapshot_from_json(value: &JsonValue) -> Result<PromptSnapshot, Error> {
 }
 
 /// Reads a `{ seq, time?, turn?, step?, text?, update? }` system prompt node.
-pub fn node_from_json(value: &JsonValue) -> Result<SystemPromptNode, Error> {
+pub(crate) fn node_from_json(value: &JsonValue) -> Result<SystemPromptNode, Error> {
     let map = object(value, "system")?;
     let count = |name: &str| -> Result<u64, Error> {
         match map.get(name) {
@@ -84,7 +84,7 @@ pub fn node_from_json(value: &JsonValue) -> Result<SystemPromptNode, Error> {
 }
 
 /// Reads `{ windowStart? }`: the window start, rounded down to an integer.
-pub fn window_start_from_json(value: &JsonValue) -> Result<Option<Seq>, Error> {
+pub(crate) fn window_start_from_json(value: &JsonValue) -> Result<Option<Seq>, Error> {
     let map = object(value, "options")?;
     match map.get("windowStart") {
         None | Some(JsonValue::Null) => Ok(None),
