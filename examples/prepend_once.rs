@@ -1,8 +1,18 @@
 //! One prepend, for instruction counts (`valgrind --tool=callgrind
 //! --toggle-collect='prepend_once::prepend'`): `prepend_once FILE WINDOW PAGE` loads the newest
-//! 9,000 events of FILE, prepends the pages of `benches/prepend.rs` (1,000, 8 x 10,000, 8,000,
+//! 9,000 events of FILE, prepends the pages of `bench/native/prepend.rs` (1,000, 8 x 10,000, 8,000,
 //! then 1,000 events) until the window holds at least WINDOW events, then the PAGE events before
 //! it through `prepend`, the one call counted.
+// Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::unreachable,
+    clippy::todo,
+    clippy::arithmetic_side_effects
+)]
 
 use promptfold::{parse_events, Conversation, ConversationChange, SessionEvent};
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Benchmarks promptfold against the upstream-style JavaScript baseline (bench/baseline/) and
+# Benchmarks promptfold against the upstream-style JavaScript baseline (bench/js/baseline/) and
 # writes BENCHMARKS.md. Everything runs here, from generated inputs; nothing is hard-coded.
 #   scripts/bench.sh           everything (about 4 to 5 minutes on a 2-core machine)
 #   scripts/bench.sh --quick   3 runs instead of 5
 #   scripts/bench.sh --build   rebuild pkg/ (scripts/build.sh) first, even if it looks current
 # Steps: build pkg/ when missing or older than src/ or Cargo.*; check the baseline against the
 # shared cases; generate the workloads (bench/data/, once per generator version); build the
-# native benchmark; run bench/run.mjs (writes bench/results/performance.md, raw.json and
+# native benchmark; run bench/js/run.mjs (writes bench/results/performance.md, raw.json and
 # time-vs-size.svg); assemble BENCHMARKS.md from bench/results/performance.md followed by
 # bench/results/reliability.md when that file exists.
 set -euo pipefail
@@ -37,15 +37,15 @@ echo "bench: checking the baseline against the shared cases"
 if [ -d "$root/../shared/conformance" ] && [ -z "${CONFORMANCE_DIR:-}" ]; then
   export CONFORMANCE_DIR="$root/../shared/conformance"
 fi
-node bench/baseline/check.mjs
+node bench/js/baseline/check.mjs
 
 echo "bench: generating workloads (bench/data/)"
-node bench/gen.mjs
+node bench/js/gen.mjs
 
 echo "bench: building the native benchmark"
 cargo bench --jobs 1 --bench fold --no-run 2>&1 | tail -n 1
 
-node bench/run.mjs "${run_args[@]}"
+node bench/js/run.mjs "${run_args[@]}"
 
 {
   cat bench/results/performance.md

@@ -43,10 +43,10 @@ bind web web
 bind bundler bundler
 bind nodejs node
 
-# The Node build is CommonJS, but wasm-bindgen copies JS snippets (src/wasm/batch.rs) as the ES
-# modules they are written as: turn each `export function f` into a CommonJS export.
-for snippet in "$out"/node/snippets/*/*.js; do
-  [ -e "$snippet" ] || continue
+# The Node build is CommonJS, but wasm-bindgen copies the JS modules (src/wasm/js/*.js, under
+# snippets/<crate>/src/wasm/js/) as the ES modules they are written as: turn each
+# `export function f` into a CommonJS export.
+find "$out/node/snippets" -name '*.js' -print | while read -r snippet; do
   names=$(sed -n -E 's/^export function ([A-Za-z_$][A-Za-z0-9_$]*).*/\1/p' "$snippet" | paste -sd, -)
   sed -i -E 's/^export function /function /' "$snippet"
   echo "module.exports = { $names };" >> "$snippet"

@@ -1,6 +1,6 @@
 //! The one error type of the crate.
 
-use crate::event::Seq;
+use crate::seq::Seq;
 
 /// What went wrong with a batch of events. A failed call leaves the window exactly as it was.
 ///

@@ -1,4 +1,4 @@
-//! The system-prompt fold (SPEC section 2) over immutable states that share one record.
+//! The system-prompt fold (BEHAVIOUR.md section 2) over immutable states that share one record.
 //!
 //! A line of states (each folded from the one before) shares a [`History`]: every node and
 //! replacement entry the line ever held, with the versions it survived. Folding from the latest
@@ -7,6 +7,11 @@
 //! stays valid and unchanged, and keeping one costs a few dozen bytes.
 
 mod history;
+// Only the wasm build reads the plain functions' arguments from JSON; the unit tests read them
+// natively.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) mod plain;
+pub(crate) mod request;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -14,8 +19,8 @@ use std::rc::Rc;
 use history::{History, Version};
 use serde::Serialize;
 
-use crate::event::{Seq, SessionEvent, SurfaceOp, Time};
-use crate::jsjson::serialize_js_number;
+use crate::input::event::{Seq, SessionEvent, SurfaceOp, Time};
+use crate::input::json::stringify::serialize_js_number;
 
 /// A system prompt as committed by one event (or synthesized by the fold).
 #[derive(Clone, Debug, Serialize)]
@@ -49,7 +54,7 @@ impl PartialEq for SystemPromptNode {
         } = self;
         (*seq, *time, *turn, *step, *update)
             == (other.seq, other.time, other.turn, other.step, other.update)
-            && crate::shared::same(text, &other.text)
+            && crate::input::shared::same(text, &other.text)
     }
 }
 
@@ -111,7 +116,7 @@ impl Inner {
     }
 }
 
-/// Folds one event into `previous` (SPEC section 2) and returns the state after it.
+/// Folds one event into `previous` (BEHAVIOUR.md section 2) and returns the state after it.
 ///
 /// An event that is not relevant (neither a `system/message` nor a replace) returns `previous`
 /// unchanged, so the result is `None` only while no relevant event has been folded.

@@ -37,9 +37,10 @@
 //! # Ok::<(), promptfold::Error>(())
 //! ```
 
+// The panic lints are denied in Cargo.toml's `[lints]` table; the unit tests may panic.
 #![cfg_attr(
-    not(test),
-    deny(
+    test,
+    allow(
         clippy::unwrap_used,
         clippy::expect_used,
         clippy::indexing_slicing,
@@ -49,31 +50,18 @@
         clippy::arithmetic_side_effects
     )
 )]
-#![warn(missing_docs)]
 
-mod analysis;
-mod chat;
-mod compare;
-mod conversation;
 mod error;
-mod event;
 mod fold;
-mod front_vec;
-mod intern;
-mod jsjson;
-mod json;
-mod location;
-mod observe;
+mod input;
 mod pair_hash;
-mod parse;
-mod plain;
-mod request;
-mod shared;
+mod room;
+mod seq;
 mod sort;
 #[cfg(test)]
 mod test_random;
-mod trajectory;
 mod views;
+mod window;
 
 /// The JavaScript API, as Rust items (wasm32 only): what the npm package exports.
 #[cfg(target_arch = "wasm32")]
@@ -83,26 +71,26 @@ pub mod wasm;
 #[doc = include_str!("../README.md")]
 struct ReadmeExamples;
 
-pub use chat::{CardKey, CardSource, ChatCard, TitleKey};
-pub use conversation::Conversation;
 pub use error::Error;
-pub use event::{
-    EventKind, HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, Time, TurnField,
-    MAX_SAFE_INTEGER,
+pub use fold::request::{
+    inspect_request_prompt, ChangeKind, PromptChange, PromptSnapshot, RequestPromptInspection,
 };
 pub use fold::{
     inspect_system_prompt, PositionedSystem, SystemPromptNode, SystemPromptState,
     SystemPromptStateJson,
 };
-pub use jsjson::{js_number_text, js_stringify};
-pub use json::{JsonObject, JsonValue};
-pub use location::{Location, Locator};
-pub use parse::parse_events;
-pub use plain::{node_from_json, snapshot_from_json, window_start_from_json};
-pub use request::{
-    inspect_request_prompt, ChangeKind, PromptChange, PromptSnapshot, RequestPromptInspection,
+pub use input::event::{
+    EventKind, HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, Time, TurnField,
+    MAX_SAFE_INTEGER,
 };
-pub use trajectory::{HeaderFact, Request, Trajectory};
+pub use input::json::stringify::{js_number_text, js_stringify};
+pub use input::json::{JsonObject, JsonValue};
+pub use input::parse::framing::{TornTail, OLDEST_FORMAT_VERSION};
+pub use input::parse::parse_events;
+pub use views::chat::{CardKey, CardSource, ChatCard, TitleKey};
 pub use views::diff;
 pub use views::diff::{diff_prompts, PromptDiff};
+pub use views::location::{Location, Locator};
+pub use views::trajectory::{HeaderFact, Request, Trajectory};
 pub use views::{ChatChange, ConversationChange, EventLine, Views};
+pub use window::conversation::Conversation;

@@ -2,6 +2,13 @@
 //! which took a quarter of the instructions of a native `Conversation::load` (callgrind, typical
 //! 100,000 events). The keys come from the log, so the high bits are folded into the low ones
 //! that pick a bucket: steps far apart do not all land in one.
+//!
+//! Kept over the `rustc-hash` crate (2.1, `FxBuildHasher`), measured in its place: no faster
+//! beyond this machine's noise (native `cargo bench --bench fold`, `views()` of typical 100,000
+//! 0.88x and of prune-heavy 8,000 1.05x its time with this hasher), and its hash keeps the high
+//! bits of a key out of the low ones, so steps that differ only in bits 48 and up (a log can say
+//! so) all fall into one bucket of 256 where this hasher spreads them
+//! (`keys_that_differ_only_in_high_bits_spread_over_the_low_bits`).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};

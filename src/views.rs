@@ -1,15 +1,20 @@
 //! The plain-data outputs of a window: event lines, views and change reports.
 
+pub(crate) mod chat;
+pub(crate) mod location;
+pub(crate) mod observe;
+pub(crate) mod trajectory;
+
 use serde::Serialize;
 
 pub mod diff;
 
-use crate::chat::{CardKey, ChatCard};
-use crate::event::Seq;
+use crate::fold::request::RequestPromptInspection;
 use crate::fold::SystemPromptStateJson;
-use crate::parse::framing::TornTail;
-use crate::request::RequestPromptInspection;
-use crate::trajectory::Trajectory;
+use crate::input::event::Seq;
+use crate::input::parse::framing::TornTail;
+use crate::views::chat::{CardKey, ChatCard};
+use crate::views::trajectory::Trajectory;
 
 /// One event of the window with the fold state after it (FORMAT.md's EventLine).
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -1,6 +1,16 @@
 //! The crate's JSON reader against serde_json: the same values from the same text, and the same
 //! verdict on text that is not JSON (apart from three documented, deliberate differences).
 #![cfg(not(target_arch = "wasm32"))]
+// Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::unreachable,
+    clippy::todo,
+    clippy::arithmetic_side_effects
+)]
 
 use promptfold::JsonValue;
 use proptest::prelude::*;

@@ -5,6 +5,16 @@
 //! - D1: load, live append, and load + prepend of older pages give the same lines, views, states
 //!   and inspections, and the change reports replayed into a map give exactly the chat cards;
 //! - nothing panics on any input, and a failed call leaves the window exactly as it was.
+// Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::unreachable,
+    clippy::todo,
+    clippy::arithmetic_side_effects
+)]
 
 mod common;
 
@@ -392,8 +402,8 @@ proptest! {
         same_window(&reloaded.conversation, &loaded.conversation, &probes, "reload")?;
     }
 
-    /// System cards follow SPEC section 5's anchor rules (an update at its own seq; an initial
-    /// card at its turn start for step 1, else its step start, else its own seq), belong to
+    /// System cards follow BEHAVIOUR.md section 5's anchor rules (an update at its own seq; an
+    /// initial card at its turn start for step 1, else its step start, else its own seq), belong to
     /// nonempty appends folded while certain, and the views are in their documented orders.
     #[test]
     fn system_cards_are_anchored_by_the_step_rules((log, cut) in gen::log_and_cut(80)) {

@@ -1,7 +1,19 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! Session logs as the harness writes them (BEHAVIOUR.md section 10): the same log in every
 //! framing (header row, SDK notifications, seq-less rows, CRLF, a byte order mark, a torn last
 //! line, fed in pieces) must give the lines and views of its plain events, and each kind of bad
 //! input a typed error that leaves the window (and what `feed` keeps) as it was.
+
+// Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::unreachable,
+    clippy::todo,
+    clippy::arithmetic_side_effects
+)]
 
 mod common;
 
@@ -330,6 +342,34 @@ fn a_header_of_format_two_or_older_is_unsupported() {
 }
 
 #[test]
+fn a_line_cut_anywhere_is_a_torn_tail() {
+    let log = base_log();
+    let text = rows_text(&log, "\n");
+    let last_start = text[..text.len() - 1].rfind('\n').unwrap() + 1;
+    let last = text.len() - 1;
+    // Literals too: `{"turn":nu` fails where `nu` starts, not at the end.
+    let cut_literal = "{\"seq\":15,\"data\":{\"turn\":nu";
+    for cut in (last_start + 1)..last {
+        let mut conversation = Conversation::new();
+        let change = conversation.load_json(&text[..cut], false).unwrap();
+        assert_eq!(
+            change.torn_tail.map(|tail| tail.bytes),
+            Some(cut - last_start),
+            "cut at {cut}"
+        );
+        assert_eq!(conversation.len(), log.len() - 1);
+    }
+    let mut conversation = Conversation::new();
+    let change = conversation
+        .load_json(&format!("{text}{cut_literal}"), false)
+        .unwrap();
+    assert_eq!(
+        change.torn_tail.map(|tail| tail.bytes),
+        Some(cut_literal.len())
+    );
+}
+
+#[test]
 fn a_torn_line_in_the_middle_is_malformed() {
     let log = base_log();
     let mut text = rows_text(&log[..3], "\n");
@@ -427,7 +467,8 @@ proptest! {
         loaded.load_json(&text, false).unwrap();
         prop_assert_eq!(shown(&loaded), shown(&whole));
         // Feed after a load of the first rows equals an append of the rest.
-        let line_ends: Vec<usize> = text.match_indices('\n').map(|(at, _)| at + 1).collect();
+        let mut line_ends: Vec<usize> = text.match_indices('\n').map(|(at, _)| at + 1).collect();
+        line_ends.insert(0, 0);
         let cut = line_ends[split.index(line_ends.len())];
         let mut then_fed = Conversation::new();
         then_fed.load_json(&text[..cut], false).unwrap();

@@ -2,7 +2,7 @@
 // `node --expose-gc` process, the builds alternate within every round, and the report gives
 // medians and the ratio new / old. For "no workload slower than before" checks of a change.
 //
-//   node bench/gen.mjs
+//   node bench/js/gen.mjs
 //   node bench/js/compare-builds.mjs --old ../prev/pkg/node [--new pkg/node] [--rounds 3]
 //                                    [--workloads typical-10k,prune-8k] [--tasks loadJson,load]
 //
@@ -17,8 +17,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { dataPath } from '../gen.mjs';
-import { median } from '../stats.mjs';
+import { dataPath } from './gen.mjs';
+import { median } from './stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');

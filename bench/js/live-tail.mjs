@@ -1,4 +1,4 @@
-// Run: node bench/gen.mjs && node --expose-gc bench/js/live-tail.mjs [append|feed]
+// Run: node bench/js/gen.mjs && node --expose-gc bench/js/live-tail.mjs [append|feed]
 // Live tail in a process whose JS heap holds only what a UI would: load the first events of
 // typical-100k from the file's bytes, then append/feed the last 1,000 one at a time.
 import { readFileSync } from "node:fs";

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::{PositionedSystem, SystemPromptNode};
-use crate::event::Seq;
+use crate::input::event::Seq;
 
 /// A version of the record: the number of events folded into it. Version 0 is empty.
 pub(super) type Version = u32;
@@ -231,12 +231,17 @@ impl History {
             return None;
         }
         let index = self.replacements.get(seq)?;
+        debug_assert!(index < self.entries.len(), "a replacement names an entry");
         self.entries.get(index).map(|entry| entry.position)
     }
 
     /// The last surviving nonempty node at the tip, in surface order.
     pub fn last_nonempty(&self) -> Option<&Rc<SystemPromptNode>> {
         let (_, index) = self.nonempty.last_key_value()?;
+        debug_assert!(
+            *index < self.entries.len(),
+            "a nonempty node names an entry"
+        );
         self.entries.get(*index)?.node.as_ref()
     }
 
@@ -267,8 +272,11 @@ impl History {
         let Some(index) = self.replacements.remove(seq) else {
             return;
         };
-        if let Some(position) = self.entries.get(index).map(|entry| entry.position) {
-            self.by_position.remove(&(position, seq));
+        match self.entries.get(index).map(|entry| entry.position) {
+            Some(position) => {
+                self.by_position.remove(&(position, seq));
+            }
+            None => debug_assert!(false, "a replacement names an entry"),
         }
         self.kill(index);
     }
@@ -316,8 +324,9 @@ impl History {
     }
 
     fn kill(&mut self, index: usize) {
-        if let Some(entry) = self.entries.get_mut(index) {
-            entry.died = self.version;
+        match self.entries.get_mut(index) {
+            Some(entry) => entry.died = self.version,
+            None => debug_assert!(false, "an index of the tip names an entry"),
         }
     }
 
@@ -328,12 +337,20 @@ impl History {
             .partition_point(|checkpoint| checkpoint.version <= version);
         let checkpoint = at.checked_sub(1).and_then(|at| self.checkpoints.get(at));
         let (old, new) = match checkpoint {
-            Some(checkpoint) => (
-                self.checkpointed
-                    .get(checkpoint.start..checkpoint.end)
-                    .unwrap_or_default(),
-                self.entries.get(checkpoint.entries..).unwrap_or_default(),
-            ),
+            Some(checkpoint) => {
+                debug_assert!(
+                    checkpoint.start <= checkpoint.end
+                        && checkpoint.end <= self.checkpointed.len()
+                        && checkpoint.entries <= self.entries.len(),
+                    "a checkpoint lies inside the record"
+                );
+                (
+                    self.checkpointed
+                        .get(checkpoint.start..checkpoint.end)
+                        .unwrap_or_default(),
+                    self.entries.get(checkpoint.entries..).unwrap_or_default(),
+                )
+            }
             None => (&[][..], self.entries.as_slice()),
         };
         old.iter()

@@ -2,7 +2,7 @@
 //! the tools by name, and the config members. Computed on demand (see `Conversation::card_diff`),
 //! never while a window loads. The rules are in docs/diff.md and in each submodule.
 
-use crate::request::PromptSnapshot;
+use crate::fold::request::PromptSnapshot;
 
 mod intern;
 mod lines;

@@ -6,11 +6,11 @@
 
 use wasm_bindgen::JsValue;
 
-use crate::chat::{CardKey, CardSource, ChatCard, TitleKey};
-use crate::shared::cache;
+use crate::input::shared::cache;
+use crate::views::chat::{CardKey, ChatCard, TitleKey};
 use crate::views::{ConversationChange, Views};
 
-use super::outgoing::{length, make_change, make_views, Outgoing};
+use super::outgoing::{length, make_change, make_views, source_slot, Outgoing};
 use super::trajectory::pack_trajectory;
 
 /// How many numbers a card takes.
@@ -36,14 +36,6 @@ fn pack_card(card: &ChatCard, out: &mut Outgoing) {
 
 fn pack_key(key: &CardKey, out: &mut Outgoing) {
     out.extend([source_slot(key.source), Outgoing::integer(key.seq)]);
-}
-
-/// A card source as a number for the JS side.
-pub(super) fn source_slot(source: CardSource) -> f64 {
-    match source {
-        CardSource::Request => 0.0,
-        CardSource::System => 1.0,
-    }
 }
 
 /// Converts a change report to the plain JS object the serializer would make (the same members

@@ -10,14 +10,14 @@ use super::data::{inspection_to_js, lines_to_js};
 use super::error::throw;
 use super::state::JsSystemPromptState;
 use super::text::{read_string_batch, FedText};
-use crate::conversation::{Call, Conversation};
 use crate::error::Error;
 use crate::fold::SystemPromptState;
-use crate::intern::JsonInterner;
-use crate::parse::framing::{Framing, Rows};
-use crate::parse::packed::read_packed;
-use crate::parse::parse_text_rows;
-use crate::shared::cache::value_to_js;
+use crate::input::intern::JsonInterner;
+use crate::input::parse::framing::{Framing, Rows};
+use crate::input::parse::packed::read_packed;
+use crate::input::parse::parse_text_rows;
+use crate::input::shared::cache::value_to_js;
+use crate::window::conversation::{Call, Conversation};
 
 /// A window of a session log: load the newest page, append live events, prepend older pages.
 /// Every call returns a `ConversationChange`; a call that throws leaves the window unchanged.

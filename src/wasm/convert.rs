@@ -5,11 +5,11 @@
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
-use crate::event::{Seq, SessionEvent};
-use crate::intern::JsonInterner;
-use crate::json::JsonValue;
-use crate::parse::framing::{Framing, Numbering};
-use crate::parse::packed::read_packed;
+use crate::input::event::{Seq, SessionEvent};
+use crate::input::intern::JsonInterner;
+use crate::input::json::JsonValue;
+use crate::input::parse::framing::{Framing, Numbering};
+use crate::input::parse::packed::read_packed;
 
 use super::batch::PackedEvents;
 
@@ -85,7 +85,7 @@ pub(crate) fn seq_from_js(value: f64) -> Option<Seq> {
         return None;
     }
     let floor = value.floor();
-    let limit = crate::event::MAX_SAFE_INTEGER as f64;
+    let limit = crate::input::event::MAX_SAFE_INTEGER as f64;
     Some(floor.clamp(-limit, limit) as Seq)
 }
 

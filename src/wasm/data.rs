@@ -5,9 +5,9 @@
 
 use wasm_bindgen::JsValue;
 
+use crate::fold::request::RequestPromptInspection;
 use crate::fold::{PositionedSystem, SystemPromptNode, SystemPromptStateJson};
-use crate::request::RequestPromptInspection;
-use crate::shared::cache;
+use crate::input::shared::cache;
 use crate::views::EventLine;
 
 use super::outgoing::{length, make_data, Outgoing};

@@ -11,13 +11,13 @@ use super::convert::optional_json;
 use super::error::throw;
 use super::outgoing::length;
 use super::text::whole_string;
-use crate::chat::{CardKey, CardSource};
 use crate::error::Error;
-use crate::event::Seq;
-use crate::json::JsonValue;
-use crate::plain::snapshot_from_json;
-use crate::request::PromptSnapshot;
-use crate::shared::cache;
+use crate::fold::plain::snapshot_from_json;
+use crate::fold::request::PromptSnapshot;
+use crate::input::event::Seq;
+use crate::input::json::JsonValue;
+use crate::input::shared::cache;
+use crate::views::chat::{CardKey, CardSource};
 use crate::views::diff::{diff_prompts, PromptDiff, SectionStatus, TextDiff, ToolStatus};
 
 #[wasm_bindgen(typescript_custom_section)]

@@ -6,169 +6,12 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use crate::event::safe_integer;
-use crate::json::JsonValue;
-use crate::shared::cache;
+use crate::input::event::safe_integer;
+use crate::input::json::JsonValue;
+use crate::input::shared::cache;
+use crate::views::chat::CardSource;
 
-#[wasm_bindgen(inline_js = r#"
-const SOURCES = ["request", "system"];
-const TITLES = ["message.systemPrompt", "message.systemPromptUpdate"];
-const KINDS = ["initial", "system", "tools", "system-and-tools"];
-
-// Reads records in the order Rust packed them; `values` is the table of shared values.
-class Records {
-  constructor(numbers, values) {
-    this.numbers = numbers;
-    this.values = values;
-    this.at = 0;
-  }
-  next() {
-    return this.numbers[this.at++];
-  }
-  value() {
-    return this.values[this.numbers[this.at++]];
-  }
-  // A turn or step: -1 for none.
-  optional() {
-    const value = this.numbers[this.at++];
-    return value < 0 ? undefined : value;
-  }
-  list(count, read) {
-    const items = new Array(count);
-    for (let i = 0; i < count; i++) items[i] = read.call(this);
-    return items;
-  }
-  key() {
-    return SOURCES[this.next()] + ":" + this.next();
-  }
-  card() {
-    const source = SOURCES[this.next()], seq = this.next(), anchorSeq = this.next(), text = this.value();
-    const update = this.next() === 1, titleKey = TITLES[this.next()];
-    const turn = this.optional(), step = this.optional();
-    return { key: source + ":" + seq, source, seq, anchorSeq, text, update, titleKey, turn, step };
-  }
-  snapshot() {
-    const config = this.next(), system = this.value(), tools = this.value();
-    return config < 0 ? { system, tools } : { config: this.values[config], system, tools };
-  }
-  // A change after its presence flag.
-  change() {
-    if (this.next() === 0) return undefined;
-    const seq = this.next(), time = this.next(), kind = KINDS[this.next()];
-    if (this.next() === 0) return { seq, time, kind };
-    return { seq, time, kind, previous: this.snapshot() };
-  }
-  header() {
-    const source = SOURCES[this.next()], seq = this.next(), time = this.next();
-    const prompt = this.snapshot(), change = this.change();
-    const turn = this.optional(), step = this.optional();
-    const key = source + ":" + seq;
-    if (change === undefined) return { key, source, seq, time, prompt, turn, step };
-    return { key, source, seq, time, prompt, change, turn, step };
-  }
-  // A literal for each set of members: members added one at a time make hidden classes that die
-  // with the last object that has them, and the optimized code built on them with them (see
-  // keptPacker in src/wasm/batch.rs).
-  request() {
-    const startSeq = this.next(), turn = this.optional(), step = this.optional();
-    const prompt = this.next() === 1 ? this.snapshot() : undefined;
-    const config = this.next();
-    const requestConfig = config < 0 ? undefined : this.values[config];
-    const promptChange = this.change();
-    if (prompt === undefined) {
-      if (requestConfig === undefined) {
-        return promptChange === undefined ? { startSeq, turn, step } : { startSeq, turn, step, promptChange };
-      }
-      return promptChange === undefined
-        ? { startSeq, turn, step, requestConfig }
-        : { startSeq, turn, step, requestConfig, promptChange };
-    }
-    if (requestConfig === undefined) {
-      return promptChange === undefined ? { startSeq, turn, step, prompt } : { startSeq, turn, step, prompt, promptChange };
-    }
-    return promptChange === undefined
-      ? { startSeq, turn, step, prompt, requestConfig }
-      : { startSeq, turn, step, prompt, requestConfig, promptChange };
-  }
-  node() {
-    const seq = this.next(), time = this.next(), turn = this.next(), step = this.next();
-    return { seq, time, turn, step, text: this.value(), update: this.next() === 1 };
-  }
-  // A node after its presence flag, `missing` when absent.
-  optionalNode(missing) {
-    return this.next() === 0 ? missing : this.node();
-  }
-  positioned() {
-    const position = this.next();
-    return { position, node: this.node() };
-  }
-  // A fold state as plain data; "none" is `missing`.
-  state(missing) {
-    const firstSeq = this.next(), uncertain = this.next() === 1;
-    const nodes = this.list(this.next(), this.positioned);
-    const replacements = new Array(this.next());
-    for (let i = 0; i < replacements.length; i++) replacements[i] = [this.next(), this.next()];
-    const effective = this.optionalNode(missing), introduced = this.optionalNode(missing);
-    return { firstSeq, uncertain, nodes, replacements, effective, introduced };
-  }
-  inspection() {
-    const prompt = this.snapshot(), change = this.change();
-    return change === undefined ? { prompt } : { prompt, change };
-  }
-  line() {
-    const seq = this.next();
-    const system = this.next() === 0 ? undefined : this.state(undefined);
-    return this.next() === 0 ? { seq, system } : { seq, system, request: this.inspection() };
-  }
-}
-
-// A Records kept for good from the first call on, for the reason given at keptPacker in
-// src/wasm/batch.rs.
-let keptRecords;
-
-// The Records over `numbers` and `values`.
-function newRecords(numbers, values) {
-  keptRecords ??= new Records(numbers.subarray(0, 0), []);
-  return new Records(numbers, values);
-}
-
-// A ConversationChange: `added` then `changed` cards, then `removed` keys.
-export function promptfoldChange(numbers, values, added, changed, removed, trajectoryChanged) {
-  const records = newRecords(numbers, values);
-  const chat = {
-    added: records.list(added, records.card),
-    changed: records.list(changed, records.card),
-    removed: records.list(removed, records.key),
-  };
-  return { chat, trajectoryChanged };
-}
-
-// Views: `cards` chat cards, then the trajectory's `headers` header facts, `requests` requests
-// and `prompts` system prompt nodes.
-export function promptfoldViews(numbers, values, cards, headers, requests, prompts) {
-  const records = newRecords(numbers, values);
-  const chat = records.list(cards, records.card);
-  const trajectory = {
-    headers: records.list(headers, records.header),
-    requests: records.list(requests, records.request),
-    systemPrompts: records.list(prompts, records.node),
-  };
-  return { chat, trajectory };
-}
-
-// States, nodes, inspections and event lines (see wasm::data for `shape`).
-export function promptfoldData(numbers, values, shape, count) {
-  const records = newRecords(numbers, values);
-  switch (shape) {
-    case 0: return records.list(count, records.positioned);
-    case 1: return records.optionalNode(undefined);
-    case 2: return records.state(undefined);
-    case 3: return records.state(null);
-    case 4: return records.next() === 0 ? undefined : records.inspection();
-    default: return records.list(count, records.line);
-  }
-}
-"#)]
+#[wasm_bindgen(module = "/src/wasm/js/outgoing.js")]
 extern "C" {
     /// Builds a `ConversationChange` from its packed cards and removed keys.
     #[wasm_bindgen(js_name = promptfoldChange)]
@@ -282,5 +125,13 @@ impl Outgoing {
             *entry = (key, index);
         }
         index
+    }
+}
+
+/// A card source as a number for the JS side.
+pub(super) fn source_slot(source: CardSource) -> f64 {
+    match source {
+        CardSource::Request => 0.0,
+        CardSource::System => 1.0,
     }
 }

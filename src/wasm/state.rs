@@ -8,9 +8,9 @@ use wasm_bindgen::prelude::*;
 use super::convert::{event_from_js, optional_json};
 use super::data::{inspection_to_js, node_to_js, nodes_to_js, state_to_js};
 use super::error::throw;
+use crate::fold::plain::{node_from_json, snapshot_from_json, window_start_from_json};
+use crate::fold::request::inspect_request_prompt;
 use crate::fold::{inspect_system_prompt, SystemPromptState};
-use crate::plain::{node_from_json, snapshot_from_json, window_start_from_json};
-use crate::request::inspect_request_prompt;
 
 /// A state of the system-prompt fold. Immutable: every earlier state stays valid. Holding it
 /// keeps its shared structure alive; `free()` it, or let the garbage collector do so. A handle
@@ -104,9 +104,9 @@ impl JsSystemPromptState {
     }
 }
 
-/// Folds one event into `previous` (SPEC section 2) and returns the new state; an irrelevant
-/// event returns `previous` (a new handle to the same state), `undefined` while there is none.
-/// Throws a `PromptfoldError` for an invalid event.
+/// Folds one event into `previous` (BEHAVIOUR.md section 2) and returns the new state; an
+/// irrelevant event returns `previous` (a new handle to the same state), `undefined` while there
+/// is none. Throws a `PromptfoldError` for an invalid event.
 #[wasm_bindgen(js_name = inspectSystemPrompt, unchecked_return_type = "SystemPromptState | undefined")]
 pub fn inspect_system_prompt_js(
     #[wasm_bindgen(unchecked_param_type = "SystemPromptState | undefined")] previous: JsValue,
@@ -145,8 +145,8 @@ fn state_from_js(value: &JsValue) -> Result<Option<SystemPromptState>, crate::Er
     Ok(Some(handle.inner))
 }
 
-/// Inspects a `request/header` event against the previous request's prompt (SPEC section 3);
-/// `system` is the effective prompt in force just before it. Throws a `PromptfoldError` when
+/// Inspects a `request/header` event against the previous request's prompt (BEHAVIOUR.md section
+/// 3); `system` is the effective prompt in force just before it. Throws a `PromptfoldError` when
 /// the event is not a request header or an argument has the wrong shape.
 #[wasm_bindgen(js_name = inspectRequestPrompt, unchecked_return_type = "RequestPromptInspection")]
 pub fn inspect_request_prompt_js(

@@ -7,22 +7,13 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::bytes_from_js;
 use crate::error::Error;
-use crate::intern::JsonInterner;
-use crate::json::utf8::is_utf8;
-use crate::parse::framing::{Framing, Rows};
-use crate::parse::parse_text_rows;
-use crate::parse::stream::{parse_streamed, Streamed, PIECE_ROOM};
+use crate::input::intern::JsonInterner;
+use crate::input::json::utf8::is_utf8;
+use crate::input::parse::framing::{Framing, Rows};
+use crate::input::parse::parse_text_rows;
+use crate::input::parse::stream::{parse_streamed, Streamed, PIECE_ROOM};
 
-#[wasm_bindgen(inline_js = r#"
-const encoder = new TextEncoder();
-
-// Writes text[from..] as UTF-8 into `out` (never splitting a character); returns the UTF-16
-// units read and the bytes written.
-export function promptfoldEncodeInto(text, from, out) {
-  const { read, written } = encoder.encodeInto(from === 0 ? text : text.substring(from), out);
-  return [read, written];
-}
-"#)]
+#[wasm_bindgen(module = "/src/wasm/js/text.js")]
 extern "C" {
     #[wasm_bindgen(js_name = promptfoldEncodeInto)]
     fn encode_into(text: &js_sys::JsString, from: u32, out: &mut [u8]) -> js_sys::Array;

@@ -3,12 +3,11 @@
 //! Prompt texts, configs and tool lists are shared JS values, as the serializer shares them
 //! within one conversion; every header and request gets prompt objects of its own.
 
+use crate::fold::request::{ChangeKind, PromptChange, PromptSnapshot};
 use crate::fold::SystemPromptNode;
-use crate::request::{ChangeKind, PromptChange, PromptSnapshot};
-use crate::trajectory::{HeaderFact, Request, Trajectory};
+use crate::views::trajectory::{HeaderFact, Request, Trajectory};
 
-use super::cards::source_slot;
-use super::outgoing::Outgoing;
+use super::outgoing::{source_slot, Outgoing};
 
 /// Appends `trajectory`: its header facts, requests and system prompt nodes, in that order
 /// (read back by the JS in `wasm::outgoing`).

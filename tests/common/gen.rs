@@ -1,7 +1,7 @@
 //! Random session logs for the property tests.
 //!
-//! [`valid_log`] builds logs the harness would admit (SPEC section 1): strictly increasing seqs
-//! (contiguous, sometimes with gaps), turn/step structure, appends of the four surface types,
+//! [`valid_log`] builds logs the harness would admit (BEHAVIOUR.md section 1): strictly increasing
+//! seqs (contiguous, sometimes with gaps), turn/step structure, appends of the four surface types,
 //! request headers, and replace ops whose endpoints name surface nodes alive at that moment, start
 //! not after end in surface order. The generator keeps the live surface (node seqs in surface
 //! order; a replace puts its node in place of the range) to pick those endpoints.

@@ -2,7 +2,7 @@
 // garbage collections between loads. V8 drops a hidden class once no object has it, and with it
 // the optimized code built on it ("weak objects"); a class whose every instance died after each
 // batch made each later batch run that JS unoptimized again (see keptPacker in
-// src/wasm/batch.rs). Reads V8's own trace of a child process (Node 20's format).
+// src/wasm/js/pack.js). Reads V8's own trace of a child process (Node 20's format).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";

@@ -1,6 +1,6 @@
 // JS objects in (`load`, `append`, `prepend`) must read exactly what JSON text in does: the
 // objects path sends only the members the rules read, and a header whose tools repeat the
-// previous header's sends a marker instead of them (src/wasm/batch.rs). Random sessions, both
+// previous header's sends a marker instead of them (src/wasm/js/pack.js). Random sessions, both
 // ways, compared line by line and view by view.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -11,10 +11,10 @@ import { promptfold } from "./promptfold.mjs";
 import { observe, outcome } from "./outcome.mjs";
 
 const { Conversation } = promptfold;
-const batchSource = readFileSync(join(repoRoot, "src", "wasm", "batch.rs"), "utf8");
+const batchSource = readFileSync(join(repoRoot, "src", "wasm", "js", "pack.js"), "utf8");
 
 // How many config and tools comparisons of a batch walk with the generic matchers before those
-// written out for each depth take over (GENERIC_COMPARISONS in src/wasm/batch.rs).
+// written out for each depth take over (GENERIC_COMPARISONS in src/wasm/js/pack.js).
 const genericComparisons = Number(/^const GENERIC_COMPARISONS = (\d+);$/m.exec(batchSource)?.[1]);
 
 // Headers (seq 1, 2, ...) enough that the comparisons of the headers after them walk with the
@@ -192,7 +192,7 @@ function viewsOnly(conversation) {
   return JSON.stringify({ views: conversation.views(), effective });
 }
 
-// A string crosses into wasm in pieces of 1 MiB (src/wasm/text.rs); UTF-8 bytes cross whole.
+// A string crosses into wasm in pieces of 1 MiB (src/wasm/js/text.js); UTF-8 bytes cross whole.
 // Several pieces of text full of two-, three- and four-byte characters (so pieces end next to
 // every kind), valid and damaged, must read as the same bytes do.
 test("a string read in pieces reads as its UTF-8 bytes", () => {
@@ -264,7 +264,7 @@ test("an enumerable member on Object.prototype does not make different tools the
 });
 
 // The packer keeps the previous header's tools as a list of tokens when they are plain data, and
-// compares the next header's with it (Previous in src/wasm/batch.rs). Tools that share a part
+// compares the next header's with it (Previous in src/wasm/js/pack.js). Tools that share a part
 // that is not plain data with the previous ones must not be taken for plain data: `[shared]`
 // after `[shared]` is the same JSON, but `[{ v: {} }]` after it is not. Near misses of the
 // token lists of one another too.
@@ -315,31 +315,6 @@ test("an enumerable member added to Object.prototype during a batch does not mak
     },
   };
   assertReadAsTextWhilePolluted([toolsHeader(1, [{ name: "a", z: 1 }]), polluting, toolsHeader(3, [{ name: "a", z: 1 }])], false);
-});
-
-// The tokens comparison walks the records and lists at each of the first depths of a config or
-// tools value with functions of their own (matchRecord0, matchList0, 1, ... in src/wasm/batch.rs),
-// two functions written out again for each depth: they must stay the same code but for the
-// depth, each calling those of the next depth.
-test("the record and list matchers of every depth are the same code", () => {
-  const depths = ["0", "1", "2", "3", "4", "5", "Deeper"];
-  for (const kind of ["Record", "List"]) {
-    const matchers = [...batchSource.matchAll(new RegExp(`^function match${kind}(\\w+)\\((\\w+), tokens, at(, depth)?\\) \\{\\n([\\s\\S]*?)\\n\\}$`, "gm"))];
-    assert.deepEqual(matchers.map(([, depth]) => depth), depths, kind);
-    // Each body with the depth and the next written as placeholders; the last depths pass the depth on.
-    const general = ([, , , , body], i) => {
-      const next = depths[i + 1] ?? "Deeper";
-      return body.replaceAll(`Record${next}(`, "Record<next>(").replaceAll(`List${next}(`, "List<next>(")
-        .replace(/tokens, at \+ 1(, \d+|, depth \+ 1)?\)/g, "tokens, at + 1<depth>)")
-        .replace("  if (depth > MAX_COMPARE_DEPTH) return -1;\n", "");
-    };
-    const bodies = matchers.map(general);
-    for (const [i, body] of bodies.entries()) assert.equal(body, bodies[0], `match${kind}${depths[i]}`);
-    // The depth passed on: 6 from the last numbered depth, one more from the deeper one.
-    assert.match(matchers[5][4], /tokens, at \+ 1, 6\)/);
-    assert.match(matchers[6][4], /tokens, at \+ 1, depth \+ 1\)/);
-    assert.match(matchers[6][4], /^  if \(depth > MAX_COMPARE_DEPTH\) return -1;$/m);
-  }
 });
 
 // Values JSON writes differently from their own enumerable members, each with the plain data

@@ -1,4 +1,4 @@
-// How JS objects cross into wasm (src/wasm/batch.rs): the numbers are written straight into wasm
+// How JS objects cross into wasm (src/wasm/js/pack.js): the numbers are written straight into wasm
 // memory, with room for a fixed count of numbers an event, and the UTF-8 texts in chunks. Texts
 // that fill chunks, wasm memory that grows while a batch is packed, and a batch that gains events
 // while packed must all read exactly as the batch's JSON text.

@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isDeepStrictEqual } from "node:util";
-import { random } from "./huge.mjs";
+import { random } from "./kit/session.mjs";
 import { promptfold } from "./promptfold.mjs";
 
 const { Conversation } = promptfold;
@@ -50,7 +50,7 @@ function session(seed, count) {
   return events;
 }
 
-// The members of ChatCard, in the order of its declaration (src/chat.rs), which is the order
+// The members of ChatCard, in the order of its declaration (src/views/chat.rs), which is the order
 // the serializer gave them before cards were built in JS.
 const CARD_MEMBERS = ["key", "source", "seq", "anchorSeq", "text", "update", "titleKey", "turn", "step"];
 

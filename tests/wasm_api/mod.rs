@@ -7,7 +7,8 @@ use promptfold::wasm::{inspect_request_prompt_js, inspect_system_prompt_js, JsCo
 use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 
-/// A representative subset of the shared cases: each area of SPEC once, plus generated logs.
+/// A representative subset of the shared cases: each area of docs/BEHAVIOUR.md once, plus
+/// generated logs.
 pub const CASES: &[(&str, &str)] = &[
     (
         "a-b-c-trajectory",

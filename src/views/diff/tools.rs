@@ -8,8 +8,8 @@
 
 use std::rc::Rc;
 
-use crate::jsjson::{js_stringify, js_stringify_pretty};
-use crate::json::{JsonObject, JsonValue};
+use crate::input::json::stringify::{js_stringify, js_stringify_pretty};
+use crate::input::json::{JsonObject, JsonValue};
 
 use super::lines::{diff_lines, TextDiff};
 use super::pairing::pair_by_name;

@@ -1,0 +1,36 @@
+//! The crate's own JSON: a validating reader that skips what it is not asked for, and the value
+//! type that request headers keep. Owning it keeps the wasm module small (no general-purpose
+//! JSON library, no float formatting) and lets large logs be scanned at memory speed.
+
+pub(crate) mod blocks;
+mod number;
+pub(crate) mod reader;
+pub(crate) mod stringify;
+// Only the wasm build checks text it did not receive as a Rust string; native builds test it.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) mod utf8;
+mod value;
+
+pub use value::{JsonObject, JsonValue};
+
+use crate::error::Error;
+use reader::SyntaxError;
+
+/// The [`Error::MalformedJson`] for `err` in `text`, whose first line is line `first_line + 1`
+/// of the input. Lines and columns count from 1; columns count characters.
+pub(crate) fn malformed(text: &str, err: &SyntaxError, first_line: usize) -> Error {
+    let before = text.get(..err.offset).unwrap_or(text);
+    let line_start = before
+        .rfind('\n')
+        .map_or(0, |newline| newline.saturating_add(1));
+    let newlines = before.bytes().filter(|byte| *byte == b'\n').count();
+    let column = before
+        .get(line_start..)
+        .map_or(0, |line| line.chars().count())
+        .saturating_add(1);
+    Error::MalformedJson {
+        line: first_line.saturating_add(newlines).saturating_add(1),
+        column,
+        message: err.message.to_owned(),
+    }
+}

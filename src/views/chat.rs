@@ -1,0 +1,582 @@
+//! Collapsed system-prompt cards of the chat transcript (BEHAVIOUR.md section 5), built
+//! incrementally as events arrive in seq order.
+
+use std::rc::Rc;
+
+use serde::Serialize;
+
+use crate::fold::request::{ChangeKind, RequestPromptInspection};
+use crate::input::event::{EventKind, HeaderReason, Seq};
+use crate::pair_hash::StepMap;
+use crate::views::location::Location;
+use crate::views::observe::Census;
+use crate::views::observe::Observed;
+
+/// Which kind of event owns a card. Ordered as cards with the same anchor are (D3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(target_arch = "wasm32", serde(rename_all = "lowercase"))]
+pub enum CardSource {
+    /// A `request/header` event.
+    Request,
+    /// A `system/message` event.
+    System,
+}
+
+impl CardSource {
+    /// The prefix of keys of this source (`"request"` or `"system"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CardSource::Request => "request",
+            CardSource::System => "system",
+        }
+    }
+}
+
+impl Serialize for CardSource {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+/// A card's or header fact's key, `source:seq` (`"system:23"`): stable for its lifetime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CardKey {
+    /// The kind of the owning event.
+    pub source: CardSource,
+    /// Seq of the owning event.
+    pub seq: Seq,
+}
+
+impl std::fmt::Display for CardKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.source.name(), self.seq)
+    }
+}
+
+impl Serialize for CardKey {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// The i18n key of a card's title.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub enum TitleKey {
+    /// `"message.systemPrompt"`: the prompt as sent.
+    #[cfg_attr(target_arch = "wasm32", serde(rename = "message.systemPrompt"))]
+    SystemPrompt,
+    /// `"message.systemPromptUpdate"`: an in-history update of the prompt.
+    #[cfg_attr(target_arch = "wasm32", serde(rename = "message.systemPromptUpdate"))]
+    SystemPromptUpdate,
+}
+
+impl TitleKey {
+    /// The i18n key as text.
+    pub fn name(self) -> &'static str {
+        match self {
+            TitleKey::SystemPrompt => "message.systemPrompt",
+            TitleKey::SystemPromptUpdate => "message.systemPromptUpdate",
+        }
+    }
+}
+
+// Written as plain strings: serializers cache enum variant names in a thread-local map, which
+// the wasm module would carry for three enums.
+impl Serialize for TitleKey {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+/// A collapsed system-prompt card in the chat transcript.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct ChatCard {
+    /// `source:seq`, stable for the card's lifetime.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub key: CardKey,
+    /// The kind of the owning event.
+    pub source: CardSource,
+    /// Seq of the owning event.
+    pub seq: Seq,
+    /// The seq the card is shown at (a turn or step start, or its own seq).
+    pub anchor_seq: Seq,
+    /// The prompt text.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub text: Rc<str>,
+    /// Whether the card shows an in-history update.
+    pub update: bool,
+    /// The title's i18n key.
+    pub title_key: TitleKey,
+    /// Turn of the owning event, none at session level.
+    pub turn: Option<u64>,
+    /// Step of the owning event, none outside a step.
+    pub step: Option<u64>,
+}
+
+impl PartialEq for ChatCard {
+    fn eq(&self, other: &ChatCard) -> bool {
+        let ChatCard {
+            key,
+            source,
+            seq,
+            anchor_seq,
+            text,
+            update,
+            title_key,
+            turn,
+            step,
+        } = self;
+        (key, source, seq, anchor_seq, update, title_key, turn, step)
+            == (
+                &other.key,
+                &other.source,
+                &other.seq,
+                &other.anchor_seq,
+                &other.update,
+                &other.title_key,
+                &other.turn,
+                &other.step,
+            )
+            && crate::input::shared::same(text, &other.text)
+    }
+}
+
+impl ChatCard {
+    /// The position of the card in the chat: anchor, then request before system, then seq.
+    pub fn order(&self) -> (Seq, CardSource, Seq) {
+        (self.anchor_seq, self.source, self.seq)
+    }
+}
+
+/// How a card finds its anchor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AnchorRule {
+    /// At the card's own seq.
+    Own,
+    /// At the start of step `step` of turn `turn` (for step 1: the turn start first).
+    Step(u64, u64),
+}
+
+/// A card, chained to the card before it in its step.
+#[derive(Clone, Debug)]
+struct Placed {
+    card: ChatCard,
+    /// The card placed before it by the same step rule: the cards of a step form a chain.
+    previous_in_step: Option<usize>,
+}
+
+/// What the cards know of one step of a turn: its loaded start, and the last card its rule
+/// anchors in it.
+#[derive(Clone, Copy, Debug, Default)]
+struct StepSlot {
+    start: Option<Seq>,
+    /// For step 1: the loaded start of its turn, which anchors the step's cards first.
+    turn_start: Option<Seq>,
+    last_card: Option<usize>,
+}
+
+impl StepSlot {
+    /// Where the cards of the step's rule are anchored; none for at their own seqs.
+    fn anchor(&self) -> Option<Seq> {
+        self.turn_start.or(self.start)
+    }
+}
+
+/// The slots of the steps a walk met, in the order each step was first met. Steps come mostly
+/// in ascending order, and those are found through a list of keys in that order, appended to as
+/// a walk goes on; a step met after a greater one is found through a map. A map for all of them
+/// (a table reserved for every step of the batch, written at random places) made a native load
+/// of the prune-heavy 8,000 log wait about a fifth of its time for that table's memory.
+#[derive(Clone, Debug, Default)]
+struct Steps {
+    slots: Vec<StepSlot>,
+    /// Steps met in ascending order, with the index of their slot.
+    ascending: Vec<((u64, u64), usize)>,
+    /// The other steps, with the index of their slot.
+    others: StepMap<usize>,
+    /// The step looked up last, and its index: a step's start and its cards come together.
+    last: Option<((u64, u64), usize)>,
+}
+
+impl Steps {
+    /// What the cards know of step `key`, made empty when the step is new; `None` only if an
+    /// index were lost, which cannot happen (the caller then does nothing).
+    #[inline(never)]
+    fn slot(&mut self, key: (u64, u64)) -> Option<&mut StepSlot> {
+        let at = match self.last {
+            Some((last, at)) if last == key => at,
+            _ => {
+                let at = self.index(key);
+                self.last = Some((key, at));
+                at
+            }
+        };
+        self.slots.get_mut(at)
+    }
+
+    /// The index of the slot of step `key`, made when the step is new.
+    fn index(&mut self, key: (u64, u64)) -> usize {
+        let next = self.slots.len();
+        let at = match self.ascending.last() {
+            Some((greatest, _)) if key <= *greatest => {
+                match self.ascending.binary_search_by_key(&key, |(key, _)| *key) {
+                    Ok(position) => {
+                        debug_assert!(
+                            position < self.ascending.len(),
+                            "a found key is in the list"
+                        );
+                        self.ascending.get(position).map_or(next, |(_, at)| *at)
+                    }
+                    Err(_) => *self.others.entry(key).or_insert(next),
+                }
+            }
+            _ => {
+                self.ascending.push((key, next));
+                next
+            }
+        };
+        if at == next {
+            self.slots.push(StepSlot::default());
+        }
+        at
+    }
+
+    /// Every step met, with its slot.
+    fn iter(&self) -> impl Iterator<Item = ((u64, u64), &StepSlot)> + '_ {
+        let ascending = self.ascending.iter().map(|(key, at)| (*key, *at));
+        let others = self.others.iter().map(|(key, at)| (*key, *at));
+        ascending
+            .chain(others)
+            .filter_map(|(key, at)| Some((key, self.slots.get(at)?)))
+    }
+
+    /// Makes room for `additional` more steps.
+    fn reserve(&mut self, additional: usize) {
+        self.slots.reserve(additional);
+        self.ascending.reserve(additional);
+    }
+}
+
+/// The cards of a window, built event by event.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ChatBuilder {
+    /// Cards in seq order.
+    cards: Vec<Placed>,
+    steps: Steps,
+    last_relevant_is_system_append: bool,
+    previous_header: Option<Location>,
+}
+
+/// What one event did to the cards: a card it added, and earlier cards whose anchor moved.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CardDelta {
+    pub added: Option<usize>,
+    pub moved: Vec<usize>,
+}
+
+impl ChatBuilder {
+    /// Takes the next event of the window and returns what it changed.
+    pub fn observe(&mut self, seen: &Observed) -> CardDelta {
+        let mut delta = CardDelta::default();
+        if let Some(inspection) = seen.inspection {
+            delta.added = self.request_card(seen, inspection);
+            self.previous_header = Some(seen.location);
+        }
+        if seen.event.is_relevant() {
+            delta.added = delta.added.or_else(|| self.system_card(seen));
+            self.last_relevant_is_system_append = seen.event.is_system_append();
+        }
+        delta.moved = self.register_start(seen);
+        delta
+    }
+
+    fn system_card(&mut self, seen: &Observed) -> Option<usize> {
+        let state = seen.after?;
+        let node = state.introduced()?;
+        if state.is_uncertain() || !seen.event.is_system_append() || node.text.is_empty() {
+            return None;
+        }
+        let (rule, title_key) = if node.update {
+            (AnchorRule::Own, TitleKey::SystemPromptUpdate)
+        } else {
+            (step_rule(seen.location), TitleKey::SystemPrompt)
+        };
+        let card = ChatCard {
+            key: CardKey {
+                source: CardSource::System,
+                seq: seen.event.seq,
+            },
+            source: CardSource::System,
+            seq: seen.event.seq,
+            anchor_seq: seen.event.seq,
+            text: Rc::clone(&node.text),
+            update: node.update,
+            title_key,
+            turn: seen.location.turn,
+            step: seen.location.step,
+        };
+        Some(self.push(card, rule))
+    }
+
+    fn request_card(
+        &mut self,
+        seen: &Observed,
+        inspection: &RequestPromptInspection,
+    ) -> Option<usize> {
+        let header = seen.event.header()?;
+        if seen.before.is_some_and(|state| state.is_uncertain())
+            || inspection.prompt.system.is_empty()
+            || self.shown_by_update(seen)
+        {
+            return None;
+        }
+        let system_change = inspection.change.as_ref().is_some_and(|change| {
+            matches!(change.kind, ChangeKind::System | ChangeKind::SystemAndTools)
+        });
+        let shows = self.previous_header.is_none()
+            || header.reason != HeaderReason::Change
+            || header.starts_series
+            || system_change;
+        if !shows {
+            return None;
+        }
+        let rule = match self.previous_header {
+            None if header.reason != HeaderReason::Initial => AnchorRule::Own,
+            Some(previous) if previous == seen.location => AnchorRule::Own,
+            _ => step_rule(seen.location),
+        };
+        let card = ChatCard {
+            key: CardKey {
+                source: CardSource::Request,
+                seq: seen.event.seq,
+            },
+            source: CardSource::Request,
+            seq: seen.event.seq,
+            anchor_seq: seen.event.seq,
+            text: Rc::clone(&inspection.prompt.system),
+            update: false,
+            title_key: TitleKey::SystemPrompt,
+            turn: seen.location.turn,
+            step: seen.location.step,
+        };
+        Some(self.push(card, rule))
+    }
+
+    /// "A header in the same turn and step does not repeat the prompt card."
+    fn shown_by_update(&self, seen: &Observed) -> bool {
+        let Some(effective) = seen.before.and_then(|state| state.effective()) else {
+            return false;
+        };
+        self.last_relevant_is_system_append
+            && (effective.update || self.previous_header.is_none())
+            && seen.location.turn == Some(effective.turn)
+            && seen.location.step == Some(effective.step)
+    }
+
+    fn push(&mut self, mut card: ChatCard, rule: AnchorRule) -> usize {
+        let index = self.cards.len();
+        let mut previous_in_step = None;
+        if let AnchorRule::Step(turn, step) = rule {
+            if let Some(slot) = self.steps.slot((turn, step)) {
+                previous_in_step = slot.last_card.replace(index);
+                card.anchor_seq = slot.anchor().unwrap_or(card.seq);
+            }
+        }
+        self.cards.push(Placed {
+            card,
+            previous_in_step,
+        });
+        index
+    }
+
+    /// Records a turn or step start and re-anchors the cards it moves; returns those moved.
+    fn register_start(&mut self, seen: &Observed) -> Vec<usize> {
+        // A turn start anchors the cards of its step 1 (before any step start); a step start
+        // those of its step (step 1 only when its turn has no start).
+        let (key, turn_start) = match (&seen.event.kind, seen.location.turn) {
+            (EventKind::TurnStart, Some(turn)) => ((turn, 1), true),
+            (EventKind::StepStart, _) => match seen.location.step_key() {
+                Some(key) => (key, false),
+                None => return Vec::new(),
+            },
+            _ => return Vec::new(),
+        };
+        let Some(slot) = self.steps.slot(key) else {
+            debug_assert!(false, "a step's slot is made when it is looked up");
+            return Vec::new();
+        };
+        let start = match turn_start {
+            true => &mut slot.turn_start,
+            false => &mut slot.start,
+        };
+        if start.is_some() {
+            return Vec::new();
+        }
+        *start = Some(seen.event.seq);
+        reanchor(&mut self.cards, slot)
+    }
+
+    /// Joins on what `old`, a walk of the same events from a later window start, did after the
+    /// last event this walk took, both folds being uncertain from there on: `old` added no card
+    /// after it, only registered turn and step starts (which may re-anchor this walk's cards).
+    /// `old` keeps its cards.
+    pub fn splice(&mut self, old: &mut ChatBuilder) {
+        // This walk's steps go into the old walk's, the larger.
+        std::mem::swap(&mut self.steps, &mut old.steps);
+        let steps = &mut self.steps;
+        // Every old card precedes the join: this walk's cards replace them in their chains.
+        for placed in &old.cards {
+            if let Some(slot) = placed
+                .card
+                .turn
+                .zip(placed.card.step)
+                .and_then(|key| steps.slot(key))
+            {
+                slot.last_card = None;
+            }
+        }
+        // A first start wins, and this walk saw every event up to the join.
+        for (key, walked) in old.steps.iter() {
+            if let Some(merged) = steps.slot(key) {
+                merged.start = walked.start.or(merged.start);
+                merged.turn_start = walked.turn_start.or(merged.turn_start);
+                merged.last_card = walked.last_card;
+                reanchor(&mut self.cards, merged);
+            }
+        }
+        self.previous_header = old.previous_header;
+        self.last_relevant_is_system_append = old.last_relevant_is_system_append;
+    }
+
+    /// Makes room for what a batch of events can add.
+    pub fn reserve(&mut self, census: &Census) {
+        let cards = census.headers.saturating_add(census.system_appends);
+        self.cards.reserve(cards);
+        self.steps
+            .reserve(census.step_starts.saturating_add(census.turn_starts));
+    }
+
+    /// Frees the spare capacity of the card list (after a whole window was walked).
+    pub fn shrink_to_fit(&mut self) {
+        let len = self.cards.len();
+        self.cards
+            .shrink_to(len.saturating_add(crate::room::live_room(len)));
+    }
+
+    /// The card at `index` (as returned in a [`CardDelta`]).
+    pub fn card(&self, index: usize) -> Option<&ChatCard> {
+        self.cards.get(index).map(|placed| &placed.card)
+    }
+
+    /// The card with `key`, when its event has one.
+    pub fn card_by_key(&self, key: CardKey) -> Option<&ChatCard> {
+        let at = self
+            .cards
+            .partition_point(|placed| placed.card.seq < key.seq);
+        self.cards
+            .get(at)
+            .map(|placed| &placed.card)
+            .filter(|card| card.key == key)
+    }
+
+    /// All cards in the order their events came (ascending seq, one card per event at most).
+    pub fn cards_by_seq(&self) -> impl ExactSizeIterator<Item = &ChatCard> + '_ {
+        self.cards.iter().map(|placed| &placed.card)
+    }
+
+    /// All cards in chat order.
+    pub fn cards(&self) -> Vec<ChatCard> {
+        let mut cards: Vec<ChatCard> = self
+            .cards
+            .iter()
+            .map(|placed| placed.card.clone())
+            .collect();
+        sort_cards(&mut cards);
+        cards
+    }
+}
+
+/// Sorts cards into chat order (anchor, request before system, seq). Keys are unique, so there
+/// is one order.
+pub fn sort_cards(cards: &mut Vec<ChatCard>) {
+    crate::sort::sort_by_key(cards, |card| {
+        let (anchor, source, seq) = card.order();
+        (anchor, i64::from(source == CardSource::System), seq)
+    });
+}
+
+/// Anchors the cards of a step's rule (a chain from its last card) where `slot` says; returns
+/// those that moved.
+fn reanchor(cards: &mut [Placed], slot: &StepSlot) -> Vec<usize> {
+    let anchor = slot.anchor();
+    let mut moved = Vec::new();
+    let mut next = slot.last_card;
+    while let Some(index) = next {
+        let Some(placed) = cards.get_mut(index) else {
+            debug_assert!(false, "a step's chain of cards names cards of the list");
+            break;
+        };
+        let anchor = anchor.unwrap_or(placed.card.seq);
+        if placed.card.anchor_seq != anchor {
+            placed.card.anchor_seq = anchor;
+            moved.push(index);
+        }
+        next = placed.previous_in_step;
+    }
+    moved
+}
+
+/// The anchor rule of an initial card: by step when the event is in a step, else its own seq.
+fn step_rule(location: Location) -> AnchorRule {
+    match location.step_key() {
+        Some((turn, step)) => AnchorRule::Step(turn, step),
+        None => AnchorRule::Own,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Steps in ascending order, then steps met after greater ones (found through the map), then
+    // every one again: each key keeps its own slot, and iter gives every key once.
+    #[test]
+    fn steps_keep_one_slot_per_key_in_any_order() {
+        let mut steps = Steps::default();
+        let keys = [
+            (1, 1),
+            (1, 2),
+            (2, 1),
+            (1, 3),
+            (0, 9),
+            (2, 1),
+            (3, 1),
+            (1, 3),
+            (2, 0),
+        ];
+        for (seq, key) in (0..).zip(keys) {
+            let slot = steps.slot(key).expect("a slot");
+            slot.start = slot.start.or(Some(seq));
+        }
+        let mut firsts: Vec<((u64, u64), Option<Seq>)> =
+            steps.iter().map(|(key, slot)| (key, slot.start)).collect();
+        firsts.sort();
+        let expected = vec![
+            ((0, 9), Some(4)),
+            ((1, 1), Some(0)),
+            ((1, 2), Some(1)),
+            ((1, 3), Some(3)),
+            ((2, 0), Some(8)),
+            ((2, 1), Some(2)),
+            ((3, 1), Some(6)),
+        ];
+        assert_eq!(firsts, expected);
+        for (key, start) in expected {
+            assert_eq!(steps.slot(key).and_then(|slot| slot.start), start);
+        }
+    }
+}

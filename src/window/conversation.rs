@@ -1,0 +1,525 @@
+//! The loaded window of a session log: load, live append, load earlier, and what each changed.
+
+use crate::error::Error;
+use crate::fold::request::RequestPromptInspection;
+use crate::fold::SystemPromptState;
+use crate::input::event::{EventKind, Seq, SessionEvent, TurnField};
+use crate::input::intern::JsonInterner;
+use crate::input::json::JsonValue;
+use crate::input::parse::framing::{Framing, Numbering, Rows};
+use crate::input::parse::{parse_fed_lines, parse_rows, parse_text_rows};
+use crate::views::chat::{sort_cards, ChatCard};
+use crate::views::{ChatChange, ConversationChange, EventLine, Views};
+use crate::window::analysis::compare::compare;
+use crate::window::analysis::{Analysis, Delta};
+use crate::window::front_vec::{FrontVec, Spare};
+
+mod diffs;
+
+/// A window of a session log: the newest page first, live events at the tail, older pages
+/// prepended on demand. Every output equals a fresh load of the same events (D1), and the fold
+/// starts at the window's first seq (D2).
+///
+/// ```
+/// use promptfold::Conversation;
+///
+/// let log = r#"[
+///   {"seq":1,"time":1,"type":"system/message","surfaceOp":"append",
+///    "data":{"turn":1,"step":1,"message":{"role":"system","content":[{"type":"text","text":"Be brief."}]}}},
+///   {"seq":2,"time":2,"type":"request/header","data":{"reason":"initial","header":{"config":{},"tools":[]}}}
+/// ]"#;
+/// let mut conversation = Conversation::new();
+/// let change = conversation.load_json(log, false)?;
+/// assert_eq!(change.chat.added.len(), 1);
+/// let state = conversation.state_at(2).expect("a prompt is in force");
+/// assert_eq!(state.effective().map(|node| &*node.text), Some("Be brief."));
+/// # Ok::<(), promptfold::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Conversation {
+    events: FrontVec<SessionEvent>,
+    has_more: bool,
+    analysis: Analysis,
+    interner: JsonInterner,
+    /// The session header, when a batch began with one.
+    session: Option<JsonValue>,
+    /// How the window's events are numbered (a seq-less log numbers them itself).
+    numbering: Numbering,
+    /// The incomplete last line of the text read so far, kept for [`Conversation::feed`].
+    unfinished: Vec<u8>,
+    /// Lines of JSON lines text read since the window was loaded (for line numbers in errors of
+    /// [`Conversation::feed`]).
+    lines_read: usize,
+    /// Prompt diffs computed for card and header keys (see `card_diff`, `change_diff`).
+    diffs: diffs::DiffCache,
+}
+
+/// JSON text as given to the Rust API.
+#[derive(Clone, Copy)]
+enum Text<'a> {
+    Str(&'a str),
+    Bytes(&'a [u8]),
+}
+
+/// Which call a batch comes with: what its framing allows and what it does to the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Call {
+    /// Replaces the window.
+    Load,
+    /// Goes after the window's last event.
+    Append,
+    /// Goes before the window's first event.
+    Prepend,
+    /// Complete lines of a growing file, after the window's last event.
+    Feed,
+}
+
+impl Conversation {
+    /// An empty window.
+    pub fn new() -> Conversation {
+        Conversation::default()
+    }
+
+    /// Replaces the window with `events` (ascending by seq); `has_more` tells whether older
+    /// events exist. Returns what changed against the previous window.
+    pub fn load(
+        &mut self,
+        events: Vec<SessionEvent>,
+        has_more: bool,
+    ) -> Result<ConversationChange, Error> {
+        let rows = self.given_rows(events, Call::Load);
+        self.apply(Call::Load, rows, has_more)
+    }
+
+    /// Appends live events after the window's last event. On an empty window this starts the
+    /// window (with no older events). Returns what changed.
+    pub fn append(&mut self, events: Vec<SessionEvent>) -> Result<ConversationChange, Error> {
+        let rows = self.given_rows(events, Call::Append);
+        self.apply(Call::Append, rows, self.has_more)
+    }
+
+    /// Events built by the caller (each with its seq) as the rows of a batch for `call`.
+    fn given_rows(&self, events: Vec<SessionEvent>, call: Call) -> Rows {
+        let numbering = match (self.framing(call, false).numbering, events.last()) {
+            (Numbering::Index(_), Some(last)) => Numbering::Index(last.seq.saturating_add(1)),
+            (numbering, None) => numbering,
+            (_, Some(_)) => Numbering::Given,
+        };
+        Rows {
+            events,
+            numbering,
+            ..Rows::default()
+        }
+    }
+
+    /// The rules of framing for a batch given with `call` (`text`: as JSON text) to this window.
+    pub(crate) fn framing(&self, call: Call, text: bool) -> Framing {
+        let starts_window = self.events.is_empty() && self.session.is_none();
+        let (header, numbering) = match call {
+            Call::Load => (true, Numbering::Undecided),
+            Call::Append | Call::Feed => (starts_window, self.numbering),
+            Call::Prepend => (
+                true,
+                match self.numbering {
+                    // Read as a log of its own: any event is then not older than the window.
+                    Numbering::Index(_) => Numbering::Undecided,
+                    numbering => numbering,
+                },
+            ),
+        };
+        Framing {
+            header,
+            numbering,
+            torn_tail: text && matches!(call, Call::Load | Call::Append),
+            first_row: 0,
+        }
+    }
+
+    /// Applies `rows`, read under [`Conversation::framing`] for `call`, to the window; errors
+    /// point at the rows as given. A failed call leaves the window as it was.
+    pub(crate) fn apply(
+        &mut self,
+        call: Call,
+        rows: Rows,
+        has_more: bool,
+    ) -> Result<ConversationChange, Error> {
+        let torn_tail = rows.torn_tail;
+        let mut change = match call {
+            Call::Load => self.load_rows(rows, has_more)?,
+            Call::Append | Call::Feed if self.events.is_empty() => {
+                let session = self.session.take();
+                let loaded = self.load_rows(rows, self.has_more);
+                if self.session.is_none() {
+                    self.session = session;
+                }
+                loaded?
+            }
+            Call::Append | Call::Feed => {
+                let torn_text = rows.torn_tail.map(|_| rows.torn_text.clone());
+                let change = self.append_rows(rows)?;
+                if let Some(torn_text) = torn_text {
+                    self.unfinished = torn_text;
+                }
+                change
+            }
+            Call::Prepend => self.prepend_rows(rows, has_more)?,
+        };
+        change.torn_tail = torn_tail;
+        Ok(change)
+    }
+
+    fn load_rows(&mut self, rows: Rows, has_more: bool) -> Result<ConversationChange, Error> {
+        check_ascending(&rows.events, None).map_err(|error| rows.at_row(error))?;
+        let Rows {
+            events,
+            session,
+            numbering,
+            torn_text,
+            ..
+        } = rows;
+        let mut events = events;
+        // Room for live events (see `live_room`); events read from text have it already.
+        events.reserve(crate::room::live_room(events.len()));
+        let analysis = Analysis::of_window(&events);
+        let change = compare(&self.analysis, &analysis);
+        self.events = FrontVec::from(events);
+        self.analysis = analysis;
+        self.diffs.clear();
+        self.has_more = has_more;
+        self.session = session;
+        self.numbering = numbering;
+        self.unfinished = torn_text;
+        Ok(change)
+    }
+
+    fn append_rows(&mut self, rows: Rows) -> Result<ConversationChange, Error> {
+        check_ascending(&rows.events, self.events.last().map(|event| event.seq))
+            .map_err(|error| rows.at_row(error))?;
+        debug_assert!(
+            rows.session.is_none(),
+            "a header was read into a started window"
+        );
+        let delta = self.analysis.extend(&rows.events);
+        self.events.extend(rows.events);
+        self.numbering = rows.numbering;
+        Ok(self.report(&delta))
+    }
+
+    /// Prepends an older page ("load earlier"): every event must be older than the window
+    /// start. `has_more` tells whether still older events exist. Returns what changed.
+    ///
+    /// The window's events are walked again only until the new walk carries what the old one
+    /// carried after the same event (typically: from the next replacement that reaches before
+    /// the page, both withhold the prompt); the rest is kept, so the cost grows with the page
+    /// (the events go into spare room before the window's, amortized, and the room is given
+    /// back when `has_more` is false), plus one move in memory of the analysis's kept
+    /// per-event lists (the two large ones as pointers).
+    pub fn prepend(
+        &mut self,
+        events: Vec<SessionEvent>,
+        has_more: bool,
+    ) -> Result<ConversationChange, Error> {
+        let rows = self.given_rows(events, Call::Prepend);
+        self.apply(Call::Prepend, rows, has_more)
+    }
+
+    fn prepend_rows(&mut self, rows: Rows, has_more: bool) -> Result<ConversationChange, Error> {
+        check_ascending(&rows.events, None).map_err(|error| rows.at_row(error))?;
+        if let Some(window_start) = self.window_start() {
+            // A seq-less log is read from its start: nothing comes before it.
+            let seqless = matches!(self.numbering, Numbering::Index(_));
+            if let Some((index, event)) = rows
+                .events
+                .iter()
+                .enumerate()
+                .find(|(_, event)| seqless || event.seq >= window_start)
+            {
+                return Err(Error::PrependNotOlder {
+                    index: rows.row_of(index),
+                    seq: event.seq,
+                    window_start,
+                });
+            }
+        }
+        if rows.session.is_some() {
+            self.session = rows.session;
+        }
+        let events = rows.events;
+        if events.is_empty() {
+            self.has_more = has_more;
+            return Ok(ConversationChange::default());
+        }
+        if self.events.is_empty() {
+            self.numbering = rows.numbering;
+        }
+        let change = self.analysis.prepend(&events, &self.events);
+        self.events.prepend(events);
+        if !has_more {
+            // The session start is in: no page will come before it.
+            self.events.release_room();
+        }
+        self.has_more = has_more;
+        Ok(change)
+    }
+
+    /// The shared config and tools values to read a batch with; `new_session`: the batch is to
+    /// replace the window, so the values of the old one are dropped first.
+    pub(crate) fn batch_interner(&mut self, new_session: bool) -> &mut JsonInterner {
+        if new_session {
+            self.interner.forget();
+        }
+        &mut self.interner
+    }
+
+    /// [`Conversation::load`] from JSON text: a JSON array of events, or JSON lines (a session
+    /// file as the harness writes it: a header row first, SDK notifications, seq-less rows,
+    /// `\r\n`, a byte order mark; BEHAVIOUR.md section 10). A torn last line is left out and
+    /// reported in the change's `torn_tail`, and kept for [`Conversation::feed`].
+    pub fn load_json(&mut self, text: &str, has_more: bool) -> Result<ConversationChange, Error> {
+        self.apply_text(Call::Load, Text::Str(text), has_more)
+    }
+
+    /// [`Conversation::load_json`] from UTF-8 bytes (a torn last line may end inside a
+    /// character).
+    pub fn load_json_bytes(
+        &mut self,
+        text: &[u8],
+        has_more: bool,
+    ) -> Result<ConversationChange, Error> {
+        self.apply_text(Call::Load, Text::Bytes(text), has_more)
+    }
+
+    /// [`Conversation::append`] from JSON text, read as [`Conversation::load_json`] reads it.
+    pub fn append_json(&mut self, text: &str) -> Result<ConversationChange, Error> {
+        self.apply_text(Call::Append, Text::Str(text), self.has_more)
+    }
+
+    /// [`Conversation::append_json`] from UTF-8 bytes.
+    pub fn append_json_bytes(&mut self, text: &[u8]) -> Result<ConversationChange, Error> {
+        self.apply_text(Call::Append, Text::Bytes(text), self.has_more)
+    }
+
+    /// [`Conversation::prepend`] from JSON text (a JSON array or JSON lines; the oldest page
+    /// of a file may begin with its header row).
+    pub fn prepend_json(
+        &mut self,
+        text: &str,
+        has_more: bool,
+    ) -> Result<ConversationChange, Error> {
+        self.apply_text(Call::Prepend, Text::Str(text), has_more)
+    }
+
+    /// [`Conversation::prepend_json`] from UTF-8 bytes.
+    pub fn prepend_json_bytes(
+        &mut self,
+        text: &[u8],
+        has_more: bool,
+    ) -> Result<ConversationChange, Error> {
+        self.apply_text(Call::Prepend, Text::Bytes(text), has_more)
+    }
+
+    fn apply_text(
+        &mut self,
+        call: Call,
+        text: Text<'_>,
+        has_more: bool,
+    ) -> Result<ConversationChange, Error> {
+        let framing = self.framing(call, true);
+        let interner = self.batch_interner(call == Call::Load);
+        let rows = match text {
+            // Already UTF-8.
+            Text::Str(text) => parse_rows(text, interner, framing)?,
+            Text::Bytes(bytes) => parse_text_rows(bytes, interner, framing)?,
+        };
+        let lines = rows.lines;
+        let change = self.apply(call, rows, has_more)?;
+        self.text_read(call, lines);
+        Ok(change)
+    }
+
+    /// Counts the lines of a text batch read with `call`, for line numbers in errors of
+    /// [`Conversation::feed`].
+    pub(crate) fn text_read(&mut self, call: Call, lines: usize) {
+        self.lines_read = match call {
+            Call::Load => lines,
+            Call::Append | Call::Feed => self.lines_read.saturating_add(lines),
+            Call::Prepend => self.lines_read,
+        };
+    }
+
+    /// Reads a growing session file: `chunk` is the next piece of its bytes, cut anywhere
+    /// (inside a line, a string or a UTF-8 character). The events of the lines it completes are
+    /// appended (the first rows may hold the header when the window is empty) and the
+    /// incomplete rest is kept for the next call, so at most one line is ever held. All or
+    /// nothing: on an error the window and the kept rest stay as they were. Returns what
+    /// changed, as [`Conversation::append`] does.
+    ///
+    /// ```
+    /// use promptfold::Conversation;
+    ///
+    /// let log = "{\"type\":\"session\",\"version\":4,\"id\":\"s-1\"}\n\
+    ///   {\"seq\":1,\"time\":1,\"type\":\"system/message\",\"surfaceOp\":\"append\",\
+    ///    \"data\":{\"message\":{\"role\":\"system\",\"content\":[{\"type\":\"text\",\"text\":\"Hi\"}]}}}\n";
+    /// let mut conversation = Conversation::new();
+    /// for piece in log.as_bytes().chunks(7) {
+    ///     conversation.feed(piece)?;
+    /// }
+    /// assert_eq!(conversation.len(), 1);
+    /// assert!(conversation.session().is_some());
+    /// # Ok::<(), promptfold::Error>(())
+    /// ```
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<ConversationChange, Error> {
+        let Some(last_line_end) = chunk.iter().rposition(|byte| *byte == b'\n') else {
+            self.unfinished.extend_from_slice(chunk);
+            return Ok(ConversationChange::default());
+        };
+        let (complete, rest) = chunk.split_at(last_line_end.saturating_add(1));
+        let joined;
+        let lines = if self.unfinished.is_empty() {
+            complete
+        } else {
+            joined = [self.unfinished.as_slice(), complete].concat();
+            joined.as_slice()
+        };
+        let framing = self.framing(Call::Feed, true);
+        let lines_before = self.lines_read;
+        let rows = parse_fed_lines(lines, &mut self.interner, framing)
+            .map_err(|error| error.after_lines(lines_before))?;
+        let read = rows.lines;
+        let change = self.apply(Call::Feed, rows, self.has_more)?;
+        self.text_read(Call::Feed, read);
+        self.unfinished = rest.to_vec();
+        Ok(change)
+    }
+
+    /// The session header the log began with (its first row, kept whole as given), if it had
+    /// one.
+    pub fn session(&self) -> Option<&JsonValue> {
+        self.session.as_ref()
+    }
+
+    /// The bytes of an incomplete last line kept for the next [`Conversation::feed`] (a torn
+    /// tail of [`Conversation::load_json`] or [`Conversation::append_json`] included).
+    pub fn unfinished_line(&self) -> &[u8] {
+        &self.unfinished
+    }
+
+    /// The fold state in force at `seq`: after every loaded relevant event with seq `<= seq`.
+    /// `None` before the first relevant event of the window.
+    pub fn state_at(&self, seq: Seq) -> Option<&SystemPromptState> {
+        self.analysis.state_at(seq)
+    }
+
+    /// The index of the state [`Conversation::state_at`] returns for `seq`, `None` when there
+    /// is none. Indices stay while the window only grows at its end.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn state_index(&self, seq: Seq) -> Option<usize> {
+        self.analysis.state_index(seq)
+    }
+
+    /// The state at `index` (see [`Conversation::state_index`]).
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn state_by_index(&self, index: usize) -> Option<SystemPromptState> {
+        self.analysis.state_by_index(index).cloned()
+    }
+
+    /// The inspection of the loaded `request/header` at exactly `seq`.
+    pub fn request_at(&self, seq: Seq) -> Option<&RequestPromptInspection> {
+        self.analysis.request_at(seq)
+    }
+
+    /// One line per loaded event (FORMAT.md's window lines).
+    pub fn lines(&self) -> Vec<EventLine> {
+        self.analysis.lines(&self.events)
+    }
+
+    /// Chat cards and trajectory of the window.
+    pub fn views(&self) -> Views {
+        self.analysis.views()
+    }
+
+    /// The first loaded seq, `None` for an empty window.
+    pub fn window_start(&self) -> Option<Seq> {
+        self.analysis.window_start()
+    }
+
+    /// Whether older events exist that are not loaded.
+    pub fn has_more(&self) -> bool {
+        self.has_more
+    }
+
+    /// Number of loaded events.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Whether no event is loaded.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// The loaded events, ascending by seq.
+    pub fn events(&self) -> &[SessionEvent] {
+        &self.events
+    }
+
+    fn report(&self, delta: &Delta) -> ConversationChange {
+        let cards = |indices: &[usize]| -> Vec<ChatCard> {
+            let mut cards: Vec<ChatCard> = indices
+                .iter()
+                .filter_map(|index| self.analysis.card(*index))
+                .cloned()
+                .collect();
+            sort_cards(&mut cards);
+            cards.dedup_by_key(|card| card.key);
+            cards
+        };
+        // Cards added in this call are reported once, as added, with their final anchor.
+        let moved: Vec<usize> = delta
+            .moved
+            .iter()
+            .copied()
+            .filter(|index| delta.added.binary_search(index).is_err())
+            .collect();
+        ConversationChange {
+            chat: ChatChange {
+                added: cards(&delta.added),
+                changed: cards(&moved),
+                removed: Vec::new(),
+            },
+            trajectory_changed: delta.trajectory_changed,
+            torn_tail: None,
+        }
+    }
+}
+
+impl Spare for SessionEvent {
+    fn spare() -> SessionEvent {
+        SessionEvent {
+            seq: 0,
+            time: 0.0,
+            kind: EventKind::Other,
+            surface_op: None,
+            turn: TurnField::Absent,
+            step: None,
+        }
+    }
+}
+
+/// Checks that seqs strictly increase through `events`, after `after` when given.
+fn check_ascending(events: &[SessionEvent], after: Option<Seq>) -> Result<(), Error> {
+    let mut previous = after;
+    for (index, event) in events.iter().enumerate() {
+        if let Some(previous) = previous {
+            if event.seq <= previous {
+                return Err(Error::NonIncreasingSeq {
+                    index,
+                    seq: event.seq,
+                    previous,
+                });
+            }
+        }
+        previous = Some(event.seq);
+    }
+    Ok(())
+}

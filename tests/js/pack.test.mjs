@@ -1,0 +1,187 @@
+// Unit tests of the packer (src/wasm/js/pack.js) on its own, without the wasm module: a batch of
+// JS events is packed into a WebAssembly.Memory of the test's own, and the numbers and texts are
+// read back as src/input/parse/packed.rs reads them (8 numbers an event: tag, seq, time, surface
+// operation, start, end, turn, step; a system message adds its text's length; a header adds its
+// reason, its series flag, and for config and tools -1 when absent, -2 when the previous header's
+// JSON, else the length of its JSON text; an event that crosses as JSON is tag 0 and its length).
+import assert from "node:assert/strict";
+import test from "node:test";
+import { promptfoldPackBatch } from "../../src/wasm/js/pack.js";
+
+const decoder = new TextDecoder();
+
+// Packs `events` with room for `room` numbers; returns the numbers and the text, or the index the
+// packer reported.
+function pack(events, room = events.length * 12 + 64, onMemory = () => {}) {
+  const memory = new WebAssembly.Memory({ initial: Math.ceil((room * 8) / 65536) + 1 });
+  onMemory(memory);
+  const parts = promptfoldPackBatch(events, memory, 0, room);
+  if (typeof parts === "number") return parts;
+  const [count, moved, ...chunks] = parts;
+  const numbers = moved === null ? new Float64Array(memory.buffer, 0, count) : moved;
+  const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return { numbers: Array.from(numbers), text: decoder.decode(bytes), inWasm: moved === null };
+}
+
+// Reads the packed records back into one plain object per event.
+function unpack({ numbers, text }) {
+  const events = [];
+  let n = 0;
+  let t = 0;
+  const next = () => numbers[n++];
+  const string = () => {
+    const length = next();
+    const bytes = new TextEncoder().encode(text).subarray(t, t + length);
+    t += length;
+    return decoder.decode(bytes);
+  };
+  const json = () => {
+    const length = numbers[n];
+    if (length < 0) return next() === -1 ? "absent" : "same";
+    return string();
+  };
+  while (n < numbers.length) {
+    const tag = next();
+    if (tag === 0) {
+      events.push({ asJson: string() });
+      continue;
+    }
+    const event = {
+      tag,
+      seq: next(),
+      time: next(),
+      op: next(),
+      start: next(),
+      end: next(),
+      turn: next(),
+      step: next(),
+    };
+    if (tag === 1) event.text = string();
+    if (tag === 2) Object.assign(event, { reason: next(), series: next(), config: json(), tools: json() });
+    events.push(event);
+  }
+  return events;
+}
+
+const system = (seq, texts, op = "append") => ({
+  seq,
+  time: seq * 10,
+  type: "system/message",
+  surfaceOp: op,
+  data: { turn: 1, step: 2, message: { role: "system", content: texts.map((text) => ({ type: "text", text })) } },
+});
+const header = (seq, tools, config = { model: "m" }) => ({
+  seq,
+  time: seq * 10,
+  type: "request/header",
+  data: { turn: 1, step: 2, reason: "change", header: { config, tools } },
+});
+const tools = (leaf) => [{ name: "read", parameters: { type: "object", properties: { path: { type: leaf } } } }];
+
+test("each event is packed as its numbers and texts", () => {
+  const events = [
+    system(1, ["A", "ü"]),
+    header(2, tools("string")),
+    { seq: 3, time: null, type: "turn/start", data: { turn: 4 } },
+    { seq: 4, type: "tool/result", surfaceOp: { op: "replace", startSeq: 1, endSeq: 2 }, data: { turn: "x" } },
+  ];
+  const [prompt, request, turn, result] = unpack(pack(events));
+  assert.deepEqual(prompt, { tag: 1, seq: 1, time: 10, op: 1, start: 0, end: 0, turn: 1, step: 2, text: "Aü" });
+  assert.deepEqual(request, {
+    ...{ tag: 2, seq: 2, time: 20, op: 0, start: 0, end: 0, turn: 1, step: 2, reason: 3, series: 0 },
+    ...{ config: JSON.stringify({ model: "m" }), tools: JSON.stringify(tools("string")) },
+  });
+  // A JSON null is NaN; a value that is not a number, Infinity.
+  assert.equal(turn.tag, 3);
+  assert.ok(Number.isNaN(turn.time));
+  assert.deepEqual([turn.turn, turn.step], [4, Number.POSITIVE_INFINITY]);
+  assert.deepEqual(
+    [result.tag, result.op, result.start, result.end, result.turn],
+    [7, 2, 1, 2, Number.POSITIVE_INFINITY],
+  );
+});
+
+test("config and tools equal to the previous header's cross as a marker", () => {
+  const packed = unpack(pack([header(1, tools("string")), header(2, tools("string")), header(3, tools("number"))]));
+  assert.deepEqual(
+    packed.map((event) => [event.config, event.tools]),
+    [
+      [JSON.stringify({ model: "m" }), JSON.stringify(tools("string"))],
+      ["same", "same"],
+      ["same", JSON.stringify(tools("number"))],
+    ],
+  );
+});
+
+// The first GENERIC_COMPARISONS (4,096) comparisons of a batch walk with the generic matchers,
+// the rest with those written out per depth: the markers must not depend on which.
+test("the generic and the per-depth matchers give the same markers", () => {
+  const events = [];
+  for (let seq = 1; seq <= 5000; seq++) {
+    // Every 7th header changes a leaf at depth 5 of its tools, every 11th the key order.
+    const leaf = seq % 7 === 0 ? `t${seq}` : "string";
+    const list = tools(leaf);
+    if (seq % 11 === 0) list[0] = { parameters: list[0].parameters, name: "read" };
+    events.push(header(seq, list));
+  }
+  const packed = unpack(pack(events));
+  for (const [i, event] of packed.entries()) {
+    const expected =
+      i > 0 && JSON.stringify(events[i].data.header.tools) === JSON.stringify(events[i - 1].data.header.tools)
+        ? "same"
+        : JSON.stringify(events[i].data.header.tools);
+    assert.equal(event.tools, expected, `header ${i + 1}`);
+  }
+});
+
+test("an event the packer cannot take apart crosses as the JSON of what the rules read", () => {
+  const odd = { ...header(1, tools("string")), toJSON: () => ({ seq: 1, type: "turn/start" }) };
+  const boxed = { seq: 2, type: new String("turn/end"), data: { turn: 1, output: "never read" } };
+  const [first, second, third] = unpack(pack([odd, boxed, header(3, tools("string"))]));
+  assert.deepEqual(first, { asJson: JSON.stringify({ seq: 1, type: "turn/start" }) });
+  assert.deepEqual(JSON.parse(second.asJson), { seq: 2, type: "turn/end", data: { turn: 1 } });
+  // After an event sent as JSON, the next header sends its values in full.
+  assert.equal(third.tools, JSON.stringify(tools("string")));
+});
+
+test("a value JSON cannot write, or a getter that throws, gives the event's index", () => {
+  assert.equal(pack([system(1, ["A"]), { seq: 2, type: "x", data: { turn: 1n } }]), 1);
+  const throwing = {
+    seq: 3,
+    get type() {
+      throw new Error("no");
+    },
+  };
+  assert.equal(pack([system(1, ["A"]), system(2, ["B"]), throwing]), 2);
+});
+
+test("numbers past the room, and a memory that grows while packing, stay exact", () => {
+  const events = Array.from({ length: 50 }, (_, i) => system(i + 1, [`prompt ${i}`]));
+  const expected = unpack(pack(events));
+  const short = pack(events, 16);
+  assert.equal(short.inWasm, false);
+  assert.deepEqual(unpack(short), expected);
+  // A getter that grows the memory empties the packer's view of it mid-batch.
+  let memory;
+  const growing = events.map((event, i) =>
+    i === 10
+      ? {
+          ...event,
+          get time() {
+            memory.grow(1);
+            return event.time;
+          },
+        }
+      : event,
+  );
+  const grown = pack(growing, undefined, (made) => {
+    memory = made;
+  });
+  assert.equal(grown.inWasm, true);
+  assert.deepEqual(unpack(grown), expected);
+});
