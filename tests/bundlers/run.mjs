@@ -145,6 +145,19 @@ async function startServer(command, cwd, port, url) {
   throw new Error(`${command.join(" ")} did not serve ${url}`);
 }
 
+/** Runs `action` with `extra` merged into `<dir>/package.json`, then puts the file back. */
+function withManifest(dir, extra, action) {
+  if (!extra) return action();
+  const file = join(dir, "package.json");
+  const original = readFileSync(file, "utf8");
+  writeFileSync(file, JSON.stringify({ ...JSON.parse(original), ...extra }, null, 2));
+  try {
+    return action();
+  } finally {
+    writeFileSync(file, original);
+  }
+}
+
 function same(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
 }
@@ -155,7 +168,7 @@ async function check(setup, tarball, browser) {
   install(dir);
   unpack(tarball, dir);
   stage(setup.app);
-  if (setup.build) run(setup.build, dir, { NEXT_TELEMETRY_DISABLED: "1" });
+  if (setup.build) withManifest(dir, setup.manifest, () => run(setup.build, dir, { NEXT_TELEMETRY_DISABLED: "1" }));
   if (setup.test) {
     run(setup.test, dir);
     return { problems: [], sizes: [] };

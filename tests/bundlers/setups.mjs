@@ -1,9 +1,10 @@
 // Every setup the package promises to work in: the app folder (apps/<app>), how it is built or
 // served, and the pages or test command that check it. `fast`: part of the subset scripts/test
-// runs by default (scripts/test --bundlers runs all).
+// runs by default (scripts/test --bundlers runs all): Vite dev, a worker, esbuild, Next production.
 //   build   command run once in the app folder before its pages are visited
 //   static  folder (in the app) served by serve.mjs with the strict CSP, pages visited there
 //   noCsp   serve the static folder without the CSP (why: in a comment)
+//   manifest  members added to the app's package.json for this setup only (the documented line)
 //   server  command that serves the app itself (dev servers, next start), on $PORT
 //   pages   paths visited, each must show the probe's result
 //   test    command that runs the app's tests in Node (test runners)
@@ -27,6 +28,7 @@ export const setups = [
   {
     name: "vite-build-worker",
     app: "vite",
+    fast: true,
     build: [...vite, "build", "--config", "vite.worker.config.js"],
     static: "dist",
     pages: ["/worker.html"],
@@ -64,11 +66,21 @@ export const setups = [
   {
     name: "parcel",
     app: "parcel",
-    build: ["node", "node_modules/parcel/lib/bin.js", "build", "index.html", "worker.html", "--no-cache"],
+    build: ["node", "node_modules/parcel/lib/bin.js", "build", "index.html", "--no-cache"],
     static: "dist",
     // Parcel's pages run an inline script (its import map), which `script-src 'self'` blocks.
     noCsp: true,
-    pages: ["/", "/worker.html"],
+    pages: ["/"],
+  },
+  {
+    name: "parcel-worker",
+    app: "parcel",
+    // Parcel reads "exports" (and so the `worker` condition) only when told to.
+    manifest: { "@parcel/resolver-default": { packageExports: true } },
+    build: ["node", "node_modules/parcel/lib/bin.js", "build", "worker.html", "--no-cache"],
+    static: "dist",
+    noCsp: true,
+    pages: ["/worker.html"],
   },
   {
     name: "next-turbopack-build",

@@ -1,5 +1,6 @@
 "use client";
 // Rendered on the server (#result) and hydrated; #client-result is computed in the browser only.
+// Used by both routers (app/page.js, pages/legacy.js).
 import { useEffect, useState } from "react";
 import { Conversation } from "promptfold";
 import { summarize } from "./probe.js";
