@@ -3,7 +3,7 @@
 #   - rustup target wasm32-unknown-unknown, clippy, rustfmt
 #   - Debian chromium + chromium-driver (browser tests, e2e), unless SKIP_BROWSER=1
 #   - wasm-pack 0.15.1 and wasm-bindgen-cli at the version in Cargo.lock (cargo install)
-#   - npm tooling: binaryen (wasm-opt), typescript; e2e's playwright-core
+#   - npm tooling: binaryen (wasm-opt), typescript; e2e's and tests/bundlers' playwright-core
 # BIN_CACHE=<dir>: reuse prebuilt wasm-pack / wasm-bindgen binaries from <dir> (see NOTES in
 # README); BIN_CACHE_SAVE=1 fills it after a cargo install.
 set -euo pipefail
@@ -91,5 +91,7 @@ npm_install() {
 }
 npm_install "$root"
 [ -f "$root/e2e/package-lock.json" ] && npm_install "$root/e2e"
+# tests/bundlers: playwright-core here; each app's pinned tools are installed by its run.mjs.
+[ -f "$root/tests/bundlers/package-lock.json" ] && npm_install "$root/tests/bundlers"
 
 log "ready (wasm-pack $(wasm-pack --version | awk '{print $2}'), wasm-bindgen $(wasm-bindgen --version | awk '{print $2}'), node $(node --version))"
