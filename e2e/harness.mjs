@@ -11,7 +11,8 @@ import { chromium } from 'playwright-core';
 export const www = fileURLToPath(new URL('../www/', import.meta.url));
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
-function freePort() {
+/** A free TCP port on 127.0.0.1. */
+export function freePort() {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
     probe.once('error', reject);

@@ -270,7 +270,10 @@ async function openFile(file, handle) {
   openLog.stopFollowing(app.source);
   replaceConversation(opened.conv);
   app.promptLabels = new Map();
-  app.source = { kind: 'file', name: file.name, handle, bytes: read.bytes.length, compressedBytes: read.compressedBytes, ...opened };
+  app.source = {
+    kind: 'file', name: file.name, handle, bytes: read.bytes.length, compressedBytes: read.compressedBytes,
+    conv: opened.conv, session: opened.session, tornTail: opened.tornTail, numbering: opened.numbering,
+  };
   openLog.updateFollowToggle(app.source);
   indexEvents(opened.events);
   app.fresh = { added: new Set(), changed: new Set(), rows: new Set(), changedRows: new Set() };
