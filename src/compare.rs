@@ -11,6 +11,7 @@ pub(crate) fn compare(old: &Analysis, new: &Analysis) -> ConversationChange {
     ConversationChange {
         chat: compare_chat(old, new),
         trajectory_changed: old.trajectory_differs(new),
+        torn_tail: None,
     }
 }
 

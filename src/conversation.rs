@@ -8,7 +8,9 @@ use crate::event::{EventKind, Seq, SessionEvent, TurnField};
 use crate::fold::SystemPromptState;
 use crate::front_vec::{FrontVec, Spare};
 use crate::intern::JsonInterner;
-use crate::parse::parse_events_with;
+use crate::json::JsonValue;
+use crate::parse::framing::{Framing, Numbering, Rows};
+use crate::parse::{parse_fed_lines, parse_text_rows};
 use crate::request::RequestPromptInspection;
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
 
@@ -37,6 +39,28 @@ pub struct Conversation {
     has_more: bool,
     analysis: Analysis,
     interner: JsonInterner,
+    /// The session header, when a batch began with one.
+    session: Option<JsonValue>,
+    /// How the window's events are numbered (a seq-less log numbers them itself).
+    numbering: Numbering,
+    /// The incomplete last line of the text read so far, kept for [`Conversation::feed`].
+    unfinished: Vec<u8>,
+    /// Lines of JSON lines text read since the window was loaded (for line numbers in errors of
+    /// [`Conversation::feed`]).
+    lines_read: usize,
+}
+
+/// Which call a batch comes with: what its framing allows and what it does to the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Call {
+    /// Replaces the window.
+    Load,
+    /// Goes after the window's last event.
+    Append,
+    /// Goes before the window's first event.
+    Prepend,
+    /// Complete lines of a growing file, after the window's last event.
+    Feed,
 }
 
 impl Conversation {
@@ -52,24 +76,117 @@ impl Conversation {
         events: Vec<SessionEvent>,
         has_more: bool,
     ) -> Result<ConversationChange, Error> {
-        check_ascending(&events, None)?;
-        let analysis = Analysis::of_window(&events);
-        let change = compare(&self.analysis, &analysis);
-        self.events = FrontVec::from(events);
-        self.analysis = analysis;
-        self.has_more = has_more;
-        Ok(change)
+        let rows = self.given_rows(events, Call::Load);
+        self.apply(Call::Load, rows, has_more)
     }
 
     /// Appends live events after the window's last event. On an empty window this starts the
     /// window (with no older events). Returns what changed.
     pub fn append(&mut self, events: Vec<SessionEvent>) -> Result<ConversationChange, Error> {
-        check_ascending(&events, self.events.last().map(|event| event.seq))?;
-        if self.events.is_empty() {
-            return self.load(events, self.has_more);
+        let rows = self.given_rows(events, Call::Append);
+        self.apply(Call::Append, rows, self.has_more)
+    }
+
+    /// Events built by the caller (each with its seq) as the rows of a batch for `call`.
+    fn given_rows(&self, events: Vec<SessionEvent>, call: Call) -> Rows {
+        let numbering = match (self.framing(call, false).numbering, events.last()) {
+            (Numbering::Index(_), Some(last)) => Numbering::Index(last.seq.saturating_add(1)),
+            (numbering, None) => numbering,
+            (_, Some(_)) => Numbering::Given,
+        };
+        Rows {
+            events,
+            numbering,
+            ..Rows::default()
         }
-        let delta = self.analysis.extend(&events);
-        self.events.extend(events);
+    }
+
+    /// The rules of framing for a batch given with `call` (`text`: as JSON text) to this window.
+    pub(crate) fn framing(&self, call: Call, text: bool) -> Framing {
+        let starts_window = self.events.is_empty() && self.session.is_none();
+        let (header, numbering) = match call {
+            Call::Load => (true, Numbering::Undecided),
+            Call::Append | Call::Feed => (starts_window, self.numbering),
+            Call::Prepend => (
+                true,
+                match self.numbering {
+                    // Read as a log of its own: any event is then not older than the window.
+                    Numbering::Index(_) => Numbering::Undecided,
+                    numbering => numbering,
+                },
+            ),
+        };
+        Framing {
+            header,
+            numbering,
+            torn_tail: text && matches!(call, Call::Load | Call::Append),
+            first_row: 0,
+        }
+    }
+
+    /// Applies `rows`, read under [`Conversation::framing`] for `call`, to the window; errors
+    /// point at the rows as given. A failed call leaves the window as it was.
+    pub(crate) fn apply(
+        &mut self,
+        call: Call,
+        rows: Rows,
+        has_more: bool,
+    ) -> Result<ConversationChange, Error> {
+        let torn_tail = rows.torn_tail;
+        let mut change = match call {
+            Call::Load => self.load_rows(rows, has_more)?,
+            Call::Append | Call::Feed if self.events.is_empty() => {
+                let session = self.session.take();
+                let loaded = self.load_rows(rows, self.has_more);
+                if self.session.is_none() {
+                    self.session = session;
+                }
+                loaded?
+            }
+            Call::Append | Call::Feed => {
+                let torn_text = rows.torn_tail.map(|_| rows.torn_text.clone());
+                let change = self.append_rows(rows)?;
+                if let Some(torn_text) = torn_text {
+                    self.unfinished = torn_text;
+                }
+                change
+            }
+            Call::Prepend => self.prepend_rows(rows, has_more)?,
+        };
+        change.torn_tail = torn_tail;
+        Ok(change)
+    }
+
+    fn load_rows(&mut self, rows: Rows, has_more: bool) -> Result<ConversationChange, Error> {
+        check_ascending(&rows.events, None).map_err(|error| rows.at_row(error))?;
+        let Rows {
+            events,
+            session,
+            numbering,
+            torn_text,
+            ..
+        } = rows;
+        let analysis = Analysis::of_window(&events);
+        let change = compare(&self.analysis, &analysis);
+        self.events = FrontVec::from(events);
+        self.analysis = analysis;
+        self.has_more = has_more;
+        self.session = session;
+        self.numbering = numbering;
+        self.unfinished = torn_text;
+        Ok(change)
+    }
+
+    fn append_rows(&mut self, rows: Rows) -> Result<ConversationChange, Error> {
+        check_ascending(&rows.events, self.events.last().map(|event| event.seq))
+            .map_err(|error| rows.at_row(error))?;
+        debug_assert!(
+            rows.session.is_none(),
+            "a header was read into a started window"
+        );
+        let delta = self.analysis.extend(&rows.events);
+        self.events.extend(rows.events);
+        self.numbering = rows.numbering;
         Ok(self.report(&delta))
     }
 
@@ -87,23 +204,38 @@ impl Conversation {
         events: Vec<SessionEvent>,
         has_more: bool,
     ) -> Result<ConversationChange, Error> {
-        check_ascending(&events, None)?;
+        let rows = self.given_rows(events, Call::Prepend);
+        self.apply(Call::Prepend, rows, has_more)
+    }
+
+    fn prepend_rows(&mut self, rows: Rows, has_more: bool) -> Result<ConversationChange, Error> {
+        check_ascending(&rows.events, None).map_err(|error| rows.at_row(error))?;
         if let Some(window_start) = self.window_start() {
-            if let Some((index, event)) = events
+            // A seq-less log is read from its start: nothing comes before it.
+            let seqless = matches!(self.numbering, Numbering::Index(_));
+            if let Some((index, event)) = rows
+                .events
                 .iter()
                 .enumerate()
-                .find(|(_, event)| event.seq >= window_start)
+                .find(|(_, event)| seqless || event.seq >= window_start)
             {
                 return Err(Error::PrependNotOlder {
-                    index,
+                    index: rows.row_of(index),
                     seq: event.seq,
                     window_start,
                 });
             }
         }
+        if rows.session.is_some() {
+            self.session = rows.session;
+        }
+        let events = rows.events;
         if events.is_empty() {
             self.has_more = has_more;
             return Ok(ConversationChange::default());
+        }
+        if self.events.is_empty() {
+            self.numbering = rows.numbering;
         }
         let change = self.analysis.prepend(&events, &self.events);
         self.events.prepend(events);
@@ -117,7 +249,6 @@ impl Conversation {
 
     /// The shared config and tools values to read a batch with; `new_session`: the batch is to
     /// replace the window, so the values of the old one are dropped first.
-    #[cfg(target_arch = "wasm32")]
     pub(crate) fn batch_interner(&mut self, new_session: bool) -> &mut JsonInterner {
         if new_session {
             self.interner.forget();
@@ -125,27 +256,132 @@ impl Conversation {
         &mut self.interner
     }
 
-    /// [`Conversation::load`] from JSON text (a JSON array or JSON lines).
+    /// [`Conversation::load`] from JSON text: a JSON array of events, or JSON lines (a session
+    /// file as the harness writes it: a header row first, SDK notifications, seq-less rows,
+    /// `\r\n`, a byte order mark; BEHAVIOUR.md section 10). A torn last line is left out and
+    /// reported in the change's `torn_tail`, and kept for [`Conversation::feed`].
     pub fn load_json(&mut self, text: &str, has_more: bool) -> Result<ConversationChange, Error> {
-        self.interner.forget();
-        let events = parse_events_with(text, &mut self.interner)?;
-        self.load(events, has_more)
+        self.load_json_bytes(text.as_bytes(), has_more)
     }
 
-    /// [`Conversation::append`] from JSON text (a JSON array or JSON lines).
+    /// [`Conversation::load_json`] from UTF-8 bytes (a torn last line may end inside a
+    /// character).
+    pub fn load_json_bytes(
+        &mut self,
+        text: &[u8],
+        has_more: bool,
+    ) -> Result<ConversationChange, Error> {
+        self.apply_text(Call::Load, text, has_more)
+    }
+
+    /// [`Conversation::append`] from JSON text, read as [`Conversation::load_json`] reads it.
     pub fn append_json(&mut self, text: &str) -> Result<ConversationChange, Error> {
-        let events = parse_events_with(text, &mut self.interner)?;
-        self.append(events)
+        self.append_json_bytes(text.as_bytes())
     }
 
-    /// [`Conversation::prepend`] from JSON text (a JSON array or JSON lines).
+    /// [`Conversation::append_json`] from UTF-8 bytes.
+    pub fn append_json_bytes(&mut self, text: &[u8]) -> Result<ConversationChange, Error> {
+        self.apply_text(Call::Append, text, self.has_more)
+    }
+
+    /// [`Conversation::prepend`] from JSON text (a JSON array or JSON lines; the oldest page
+    /// of a file may begin with its header row).
     pub fn prepend_json(
         &mut self,
         text: &str,
         has_more: bool,
     ) -> Result<ConversationChange, Error> {
-        let events = parse_events_with(text, &mut self.interner)?;
-        self.prepend(events, has_more)
+        self.prepend_json_bytes(text.as_bytes(), has_more)
+    }
+
+    /// [`Conversation::prepend_json`] from UTF-8 bytes.
+    pub fn prepend_json_bytes(
+        &mut self,
+        text: &[u8],
+        has_more: bool,
+    ) -> Result<ConversationChange, Error> {
+        self.apply_text(Call::Prepend, text, has_more)
+    }
+
+    fn apply_text(
+        &mut self,
+        call: Call,
+        text: &[u8],
+        has_more: bool,
+    ) -> Result<ConversationChange, Error> {
+        let framing = self.framing(call, true);
+        let rows = parse_text_rows(text, self.batch_interner(call == Call::Load), framing)?;
+        let lines = rows.lines;
+        let change = self.apply(call, rows, has_more)?;
+        self.text_read(call, lines);
+        Ok(change)
+    }
+
+    /// Counts the lines of a text batch read with `call`, for line numbers in errors of
+    /// [`Conversation::feed`].
+    pub(crate) fn text_read(&mut self, call: Call, lines: usize) {
+        self.lines_read = match call {
+            Call::Load => lines,
+            Call::Append | Call::Feed => self.lines_read.saturating_add(lines),
+            Call::Prepend => self.lines_read,
+        };
+    }
+
+    /// Reads a growing session file: `chunk` is the next piece of its bytes, cut anywhere
+    /// (inside a line, a string or a UTF-8 character). The events of the lines it completes are
+    /// appended (the first rows may hold the header when the window is empty) and the
+    /// incomplete rest is kept for the next call, so at most one line is ever held. All or
+    /// nothing: on an error the window and the kept rest stay as they were. Returns what
+    /// changed, as [`Conversation::append`] does.
+    ///
+    /// ```
+    /// use promptfold::Conversation;
+    ///
+    /// let log = "{\"type\":\"session\",\"version\":4,\"id\":\"s-1\"}\n\
+    ///   {\"seq\":1,\"time\":1,\"type\":\"system/message\",\"surfaceOp\":\"append\",\
+    ///    \"data\":{\"message\":{\"role\":\"system\",\"content\":[{\"type\":\"text\",\"text\":\"Hi\"}]}}}\n";
+    /// let mut conversation = Conversation::new();
+    /// for piece in log.as_bytes().chunks(7) {
+    ///     conversation.feed(piece)?;
+    /// }
+    /// assert_eq!(conversation.len(), 1);
+    /// assert!(conversation.session().is_some());
+    /// # Ok::<(), promptfold::Error>(())
+    /// ```
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<ConversationChange, Error> {
+        let Some(last_line_end) = chunk.iter().rposition(|byte| *byte == b'\n') else {
+            self.unfinished.extend_from_slice(chunk);
+            return Ok(ConversationChange::default());
+        };
+        let (complete, rest) = chunk.split_at(last_line_end.saturating_add(1));
+        let joined;
+        let lines = if self.unfinished.is_empty() {
+            complete
+        } else {
+            joined = [self.unfinished.as_slice(), complete].concat();
+            joined.as_slice()
+        };
+        let framing = self.framing(Call::Feed, true);
+        let lines_before = self.lines_read;
+        let rows = parse_fed_lines(lines, &mut self.interner, framing)
+            .map_err(|error| error.after_lines(lines_before))?;
+        let read = rows.lines;
+        let change = self.apply(Call::Feed, rows, self.has_more)?;
+        self.text_read(Call::Feed, read);
+        self.unfinished = rest.to_vec();
+        Ok(change)
+    }
+
+    /// The session header the log began with (its first row, kept whole as given), if it had
+    /// one.
+    pub fn session(&self) -> Option<&JsonValue> {
+        self.session.as_ref()
+    }
+
+    /// The bytes of an incomplete last line kept for the next [`Conversation::feed`] (a torn
+    /// tail of [`Conversation::load_json`] or [`Conversation::append_json`] included).
+    pub fn unfinished_line(&self) -> &[u8] {
+        &self.unfinished
     }
 
     /// The fold state in force at `seq`: after every loaded relevant event with seq `<= seq`.
@@ -232,6 +468,7 @@ impl Conversation {
                 removed: Vec::new(),
             },
             trajectory_changed: delta.trajectory_changed,
+            torn_tail: None,
         }
     }
 }

@@ -93,6 +93,16 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// The session header names a log format older than the rules read (format 0 to 2: the
+    /// prompt sits in request headers and replace endpoints are spelled differently; the harness
+    /// migrates such logs when it opens them).
+    #[error("row {index}: session log format version {version} is not supported (versions 3 and later are; open the session with the harness once to migrate it)")]
+    UnsupportedFormatVersion {
+        /// Position of the header row in the batch.
+        index: usize,
+        /// The header's `version`.
+        version: i64,
+    },
     /// `inspect_request_prompt` was given an event that is not a `request/header`.
     #[error("event seq {seq} is not a request/header")]
     NotARequestHeader {
@@ -116,6 +126,7 @@ impl Error {
             Error::UnsupportedValue { .. } => "UNSUPPORTED_VALUE",
             Error::InvalidArgument { .. } => "INVALID_ARGUMENT",
             Error::NotARequestHeader { .. } => "NOT_A_REQUEST_HEADER",
+            Error::UnsupportedFormatVersion { .. } => "UNSUPPORTED_FORMAT_VERSION",
         }
     }
 
@@ -128,7 +139,8 @@ impl Error {
             | Error::NonIncreasingSeq { index, .. }
             | Error::PrependNotOlder { index, .. }
             | Error::InvalidSurfaceOp { index, .. }
-            | Error::UnsupportedValue { index, .. } => Some(*index),
+            | Error::UnsupportedValue { index, .. }
+            | Error::UnsupportedFormatVersion { index, .. } => Some(*index),
             Error::MalformedJson { .. }
             | Error::NotAnArray { .. }
             | Error::InvalidArgument { .. }
@@ -145,5 +157,32 @@ impl Error {
             | Error::NotARequestHeader { seq } => Some(*seq),
             _ => None,
         }
+    }
+
+    /// The same error, found in text that starts after `lines` lines of what the caller gave.
+    pub(crate) fn after_lines(mut self, lines: usize) -> Error {
+        if let Error::MalformedJson { line, .. } = &mut self {
+            *line = line.saturating_add(lines);
+        }
+        self
+    }
+
+    /// The same error with its `index` (when it has one) mapped by `map`.
+    pub(crate) fn with_index(mut self, map: impl FnOnce(usize) -> usize) -> Error {
+        match &mut self {
+            Error::NotAnObject { index, .. }
+            | Error::MissingSeq { index }
+            | Error::InvalidSeq { index, .. }
+            | Error::NonIncreasingSeq { index, .. }
+            | Error::PrependNotOlder { index, .. }
+            | Error::InvalidSurfaceOp { index, .. }
+            | Error::UnsupportedValue { index, .. }
+            | Error::UnsupportedFormatVersion { index, .. } => *index = map(*index),
+            Error::MalformedJson { .. }
+            | Error::NotAnArray { .. }
+            | Error::InvalidArgument { .. }
+            | Error::NotARequestHeader { .. } => {}
+        }
+        self
     }
 }

@@ -13,7 +13,9 @@ use crate::event::{
 use crate::intern::JsonInterner;
 use crate::json::reader::{key_code, Failed, KeyCode, Reader, Step, SLOTS};
 use crate::json::{malformed, JsonValue};
+use framing::{Frame, Framing, Row, Rows, TornTail};
 
+pub(crate) mod framing;
 // Only the wasm build receives packed batches; native builds test the reader.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub(crate) mod packed;
@@ -27,18 +29,30 @@ mod keys {
     pub mod event {
         use crate::json::reader::{key, Key};
 
-        pub const ALL: [Key; 5] = [
+        pub const ALL: [Key; 7] = [
             key("seq"),
             key("time"),
             key("type"),
             key("data"),
             key("surfaceOp"),
+            key("method"),
+            key("params"),
         ];
         pub const SEQ: usize = 0;
         pub const TIME: usize = 1;
         pub const TYPE: usize = 2;
         pub const DATA: usize = 3;
         pub const SURFACE_OP: usize = 4;
+        pub const METHOD: usize = 5;
+        pub const PARAMS: usize = 6;
+    }
+
+    /// An SDK notification's `params`.
+    pub mod params {
+        use crate::json::reader::{key, Key};
+
+        pub const ALL: [Key; 2] = [key("sessionId"), key("event")];
+        pub const EVENT: usize = 1;
     }
 
     /// A replace `surfaceOp`'s members.
@@ -114,10 +128,15 @@ mod names {
     pub const RESUME: KeyCode = key_code("resume");
     pub const CHANGE: KeyCode = key_code("change");
     pub const SERIES: KeyCode = key_code("series");
+    pub const SESSION: KeyCode = key_code("session");
+    pub const SESSION_EVENT: KeyCode = key_code("session.event");
 }
 
 /// Parses a batch of events from JSON text: a JSON array of event objects, or JSON lines (one
 /// event object per line; blank lines are skipped). Whitespace-only text is an empty batch.
+/// The text is read as a session log from its start (BEHAVIOUR.md section 10): a first row that
+/// is the session header is left out, SDK notifications stand for the events they carry, and a
+/// log whose first event has no seq is numbered from 0.
 ///
 /// Returns the validated events in input order, or the first error (seq order is not checked
 /// here: the window checks it against what it holds).
@@ -130,13 +149,57 @@ pub(crate) fn parse_events_with(
     text: &str,
     interner: &mut JsonInterner,
 ) -> Result<Vec<SessionEvent>, Error> {
+    parse_rows(text, interner, Framing::log_start()).map(|rows| rows.events)
+}
+
+/// Reads a batch of JSON text given as UTF-8 bytes under the rules of `framing` (a torn last
+/// line may end inside a character), sharing repeated config and tools values through
+/// `interner`.
+pub(crate) fn parse_text_rows(
+    bytes: &[u8],
+    interner: &mut JsonInterner,
+    framing: Framing,
+) -> Result<Rows, Error> {
+    let (text, torn) = framing::text_of_bytes(bytes, framing.torn_tail)?;
+    let mut rows = parse_rows(text, interner, framing)?;
+    if let Some(torn) = torn {
+        debug_assert!(rows.torn_tail.is_none(), "torn before the last line end");
+        rows.torn_tail = Some(torn);
+        rows.torn_text = bytes.get(text.len()..).unwrap_or_default().to_vec();
+    }
+    rows.lines = bytes.iter().filter(|byte| **byte == b'\n').count();
+    Ok(rows)
+}
+
+/// Reads complete lines of a growing session file (JSON lines, each ending with its line end)
+/// under the rules of `framing`.
+pub(crate) fn parse_fed_lines(
+    bytes: &[u8],
+    interner: &mut JsonInterner,
+    framing: Framing,
+) -> Result<Rows, Error> {
+    let (text, torn) = framing::text_of_bytes(bytes, false)?;
+    debug_assert!(torn.is_none(), "complete lines read as torn");
+    let mut rows = parse_json_lines(framing::without_bom(text), interner, framing)?;
+    rows.lines = bytes.iter().filter(|byte| **byte == b'\n').count();
+    Ok(rows)
+}
+
+/// Reads a batch of JSON text under the rules of `framing`, sharing repeated config and tools
+/// values through `interner`.
+pub(crate) fn parse_rows(
+    text: &str,
+    interner: &mut JsonInterner,
+    framing: Framing,
+) -> Result<Rows, Error> {
+    let text = framing::without_bom(text);
     let mut reader = Reader::new(text);
     match reader.peek() {
-        None => Ok(Vec::new()),
-        Some(b'[') => read_array(&mut reader, interner)
+        None => Batch::new(framing).finish(None),
+        Some(b'[') => read_array(&mut reader, interner, framing)
             .map_err(|Failed| malformed(text, reader.error(), 0))?
-            .finish(),
-        Some(b'{') => parse_json_lines(text, interner),
+            .finish(None),
+        Some(b'{') => parse_json_lines(text, interner, framing),
         Some(_) => {
             let value = reader
                 .value()
@@ -149,8 +212,12 @@ pub(crate) fn parse_events_with(
     }
 }
 
-fn read_array(reader: &mut Reader<'_>, interner: &mut JsonInterner) -> Step<Batch> {
-    let mut batch = Batch::default();
+fn read_array(
+    reader: &mut Reader<'_>,
+    interner: &mut JsonInterner,
+    framing: Framing,
+) -> Step<Batch> {
+    let mut batch = Batch::new(framing);
     let mut array = reader.begin_array()?;
     while reader.next_element(&mut array)? {
         batch.read(reader, interner)?;
@@ -159,31 +226,51 @@ fn read_array(reader: &mut Reader<'_>, interner: &mut JsonInterner) -> Step<Batc
     Ok(batch)
 }
 
-fn parse_json_lines(text: &str, interner: &mut JsonInterner) -> Result<Vec<SessionEvent>, Error> {
-    let mut batch = Batch::default();
+fn parse_json_lines(
+    text: &str,
+    interner: &mut JsonInterner,
+    framing: Framing,
+) -> Result<Rows, Error> {
+    let mut batch = Batch::new(framing);
     let mut remembered = [None; SLOTS];
-    for (line_index, line) in text.lines().enumerate() {
+    for (line_index, line) in text.split_inclusive('\n').enumerate() {
         let mut reader = Reader::resume(line.as_bytes(), 0, 0, remembered);
         if reader.peek().is_none() {
             continue;
         }
-        batch
+        let read = batch
             .read(&mut reader, interner)
-            .and_then(|()| reader.finish())
-            .map_err(|Failed| malformed(line, reader.error(), line_index))?;
+            .and_then(|()| reader.finish());
+        if read.is_err() {
+            let torn = !line.ends_with('\n') && ends_early(line.as_bytes(), reader.error());
+            if batch.frame.allows_torn_tail() && torn {
+                let tail = TornTail {
+                    line: line_index.saturating_add(1),
+                    bytes: line.len(),
+                };
+                return batch.finish(Some((tail, line.as_bytes().to_vec())));
+            }
+            return Err(malformed(line, reader.error(), line_index));
+        }
         remembered = reader.remembered();
     }
-    batch.finish()
+    batch.finish(None)
+}
+
+/// Whether the JSON of `line` failed with `error` because the line ended before the value did
+/// (as a line a writer stopped in the middle of does), not at a wrong character.
+fn ends_early(line: &[u8], error: &crate::json::reader::SyntaxError) -> bool {
+    error.offset >= line.len()
 }
 
 /// Events validated as they are read, so no batch of raw events is ever held. After the first
 /// invalid event the rest is only checked as JSON: malformed text anywhere is the error that
 /// wins, then the first invalid event in batch order.
-#[derive(Default)]
 struct Batch {
     events: Vec<SessionEvent>,
     first_error: Option<Error>,
     given: Given,
+    frame: Frame,
 }
 
 /// For config and tools, the generation of the remembered value whose text this batch last gave
@@ -195,33 +282,96 @@ struct Given {
 }
 
 impl Batch {
+    fn new(framing: Framing) -> Batch {
+        Batch {
+            events: Vec::new(),
+            first_error: None,
+            given: Given::default(),
+            frame: Frame::new(framing),
+        }
+    }
+
     fn read(&mut self, reader: &mut Reader<'_>, interner: &mut JsonInterner) -> Step<()> {
         if self.first_error.is_some() {
             return reader.skip_value();
         }
+        let start = reader.position();
         let mut raw = RawEvent::default();
         raw.read_in_place(reader)?;
-        self.accept(&raw, interner);
+        let text = reader.text_between(start, reader.position());
+        self.accept(&raw, interner, text);
         Ok(())
     }
 
-    /// Validates `raw`, the next event of the batch, and keeps it or remembers its error.
-    fn accept(&mut self, raw: &RawEvent<'_>, interner: &mut JsonInterner) {
-        // Until the first invalid event, every event read was kept: its index is the count.
-        let index = self.events.len();
-        if let Err(error) = raw.validate(index, interner, &mut self.given, &mut self.events) {
+    /// Validates `raw`, the next row of the batch (whose JSON text is `text`, when known), and
+    /// keeps its event or remembers its error.
+    fn accept(&mut self, raw: &RawEvent<'_>, interner: &mut JsonInterner, text: Option<&str>) {
+        let row = self.frame.next_row();
+        let accepted = match self.frame_row(raw, row, text) {
+            Ok(Row::Event(raw)) => raw.validate(
+                row,
+                &mut self.frame,
+                interner,
+                &mut self.given,
+                &mut self.events,
+            ),
+            Ok(Row::Skipped) => Ok(()),
+            Err(error) => Err(error),
+        };
+        if let Err(error) = accepted {
             self.first_error = Some(error);
         }
     }
 
-    /// The events read, without spare capacity (the window keeps them), or the first error.
-    fn finish(self) -> Result<Vec<SessionEvent>, Error> {
+    /// What row `row` is under the rules of framing: its event (itself, or the one a
+    /// notification carries), or no event.
+    fn frame_row<'r, 'a>(
+        &mut self,
+        raw: &'r RawEvent<'a>,
+        row: usize,
+        text: Option<&str>,
+    ) -> Result<Row<&'r RawEvent<'a>>, Error> {
+        let RawEvent::Object(object) = raw else {
+            return Ok(Row::Event(raw));
+        };
+        if object.kind == TypeTag::Session
+            && object.seq == Kind::Absent
+            && self.frame.may_be_header()
+        {
+            match text.map(JsonValue::parse) {
+                Some(Ok(header)) => {
+                    self.frame.header(row, header)?;
+                    return Ok(Row::Skipped);
+                }
+                _ => debug_assert!(false, "a header row read as an event has no JSON text"),
+            }
+        }
+        if object.kind != TypeTag::Absent {
+            return Ok(Row::Event(raw));
+        }
+        match (&object.method, &object.carried) {
+            (Method::Absent, _) => Ok(Row::Event(raw)),
+            (Method::SessionEvent, Some(event)) => Ok(Row::Event(event)),
+            (Method::SessionEvent, None) => Err(Error::NotAnObject {
+                index: row,
+                found: "a session.event notification without params.event".to_owned(),
+            }),
+            (Method::Other, _) => {
+                self.frame.skip(row);
+                Ok(Row::Skipped)
+            }
+        }
+    }
+
+    /// The rows read, the events without spare capacity (the window keeps them), or the first
+    /// error.
+    fn finish(self, torn: Option<(TornTail, Vec<u8>)>) -> Result<Rows, Error> {
         match self.first_error {
             Some(error) => Err(error),
             None => {
                 let mut events = self.events;
                 events.shrink_to_fit();
-                Ok(events)
+                Ok(self.frame.finish(events, torn))
             }
         }
     }
@@ -391,6 +541,8 @@ enum TypeTag {
     TurnEnd,
     StepStart,
     StepEnd,
+    /// `session`: the session header when it is a log's first row without seq.
+    Session,
     /// Any other string, or a `type` that is not a string.
     Other,
 }
@@ -405,6 +557,7 @@ impl TypeTag {
             Some(names::TURN_END) => TypeTag::TurnEnd,
             Some(names::STEP_START) => TypeTag::StepStart,
             Some(names::STEP_END) => TypeTag::StepEnd,
+            Some(names::SESSION) => TypeTag::Session,
             _ => TypeTag::Other,
         })
     }
@@ -424,6 +577,22 @@ pub(crate) struct RawObject<'a> {
     kind: TypeTag,
     surface_op: RawSurfaceOp<'a>,
     data: RawData<'a>,
+    /// A row's `method`: an SDK notification when the row has no `type`.
+    method: Method,
+    /// A notification row's `params.event`.
+    carried: Option<Box<RawEvent<'a>>>,
+}
+
+/// An SDK notification's `method`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Method {
+    /// No `method` member.
+    #[default]
+    Absent,
+    /// `"session.event"`: the row stands for `params.event`.
+    SessionEvent,
+    /// Anything else: the row carries no event.
+    Other,
 }
 
 impl Default for RawEvent<'_> {
@@ -436,11 +605,17 @@ impl<'a> RawEvent<'a> {
     /// Reads one event in place of this one: the struct is not moved (in wasm, a move of a
     /// struct this large is a `memory.copy`, which engines may run as a call out of wasm).
     fn read_in_place(&mut self, reader: &mut Reader<'a>) -> Step<()> {
+        self.read_member_in_place(reader, true)
+    }
+
+    /// [`RawEvent::read_in_place`]; `row`: the event is a row of the batch (and may be an SDK
+    /// notification), not the event a notification carries.
+    fn read_member_in_place(&mut self, reader: &mut Reader<'a>, row: bool) -> Step<()> {
         if reader.peek() != Some(b'{') {
             *self = RawEvent::NotObject(Kind::read(reader)?);
             return Ok(());
         }
-        use keys::event::{ALL, DATA, SEQ, SURFACE_OP, TIME, TYPE};
+        use keys::event::{ALL, DATA, METHOD, PARAMS, SEQ, SURFACE_OP, TIME, TYPE};
         *self = RawEvent::Object(RawObject::default());
         let RawEvent::Object(raw) = self else {
             return Ok(());
@@ -453,11 +628,39 @@ impl<'a> RawEvent<'a> {
                 TYPE => raw.kind = TypeTag::read(reader)?,
                 SURFACE_OP => raw.surface_op = RawSurfaceOp::read(reader)?,
                 DATA => raw.data.read(reader, DataWants::for_type(raw.kind))?,
+                METHOD if row => {
+                    raw.method = match read_string_code(reader)? {
+                        Some(names::SESSION_EVENT) => Method::SessionEvent,
+                        _ => Method::Other,
+                    }
+                }
+                PARAMS if row => raw.carried = read_carried_event(reader)?,
                 _ => reader.skip_value()?,
             }
         }
         Ok(())
     }
+}
+
+/// A notification's `params.event`, when `params` is an object that has one.
+fn read_carried_event<'a>(reader: &mut Reader<'a>) -> Step<Option<Box<RawEvent<'a>>>> {
+    if reader.peek() != Some(b'{') {
+        reader.skip_value()?;
+        return Ok(None);
+    }
+    use keys::params::{ALL, EVENT};
+    let mut carried = None;
+    let mut members = reader.begin_members(&ALL, EVENT)?;
+    while let Some(member) = members.next(reader)? {
+        if member == EVENT {
+            let mut event = Box::<RawEvent<'a>>::default();
+            event.read_member_in_place(reader, false)?;
+            carried = Some(event);
+        } else {
+            reader.skip_value()?;
+        }
+    }
+    Ok(carried)
 }
 
 /// `surfaceOp` as written: absent, a string, a map with the three replace fields, or other.
@@ -728,10 +931,12 @@ fn read_header_fields<'a>(reader: &mut Reader<'a>) -> Step<(HeaderJson<'a>, Head
 
 impl RawEvent<'_> {
     /// Checks the event and pushes what the interpreter reads onto `events` (built there, not
-    /// moved there: see [`RawEvent::read_in_place`]); `index` is its place in the batch.
+    /// moved there: see [`RawEvent::read_in_place`]); `index` is its row in the batch, and
+    /// `frame` numbers it when its log is seq-less.
     fn validate(
         &self,
         index: usize,
+        frame: &mut Frame,
         interner: &mut JsonInterner,
         given: &mut Given,
         events: &mut Vec<SessionEvent>,
@@ -745,13 +950,14 @@ impl RawEvent<'_> {
                 })
             }
         };
-        let seq = match &raw.seq {
-            Kind::Absent => return Err(Error::MissingSeq { index }),
-            value => value.safe_integer().ok_or_else(|| Error::InvalidSeq {
+        let given_seq = match &raw.seq {
+            Kind::Absent => None,
+            value => Some(value.safe_integer().ok_or_else(|| Error::InvalidSeq {
                 index,
                 found: value.describe(),
-            })?,
+            })),
         };
+        let seq = frame.seq(index, given_seq, || raw.seq.describe())?;
         let surface_op = validate_surface_op(&raw.surface_op, index, seq)?;
         let time = match raw.time {
             Kind::Number(time) => time,
@@ -828,7 +1034,7 @@ fn event_kind(
         TypeTag::TurnEnd => EventKind::TurnEnd,
         TypeTag::StepStart => EventKind::StepStart,
         TypeTag::StepEnd => EventKind::StepEnd,
-        TypeTag::Absent | TypeTag::Other => EventKind::Other,
+        TypeTag::Absent | TypeTag::Session | TypeTag::Other => EventKind::Other,
     }
 }
 
@@ -957,8 +1163,12 @@ mod tests {
                         at = end;
                         Some(written)
                     };
-                    match stream::parse_streamed(&mut pieces, &mut JsonInterner::default()) {
-                        stream::Streamed::Read(result) => check(result, text),
+                    let framing = Framing::log_start();
+                    match stream::parse_streamed(&mut pieces, &mut JsonInterner::default(), framing)
+                    {
+                        stream::Streamed::Read(result) => {
+                            check(result.map(|rows| rows.events), text)
+                        }
                         stream::Streamed::NeedsWholeText => panic!("{text}"),
                     }
                 }

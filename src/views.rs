@@ -5,6 +5,7 @@ use serde::Serialize;
 use crate::chat::{CardKey, ChatCard};
 use crate::event::Seq;
 use crate::fold::SystemPromptStateJson;
+use crate::parse::framing::TornTail;
 use crate::request::RequestPromptInspection;
 use crate::trajectory::Trajectory;
 
@@ -54,6 +55,11 @@ pub struct ConversationChange {
     pub chat: ChatChange,
     /// Whether the trajectory view changed.
     pub trajectory_changed: bool,
+    /// The torn last line of the JSON lines text read (`loadJson` / `appendJson` only): a
+    /// writer stopped mid-line; the rows before it were read, it was not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub torn_tail: Option<TornTail>,
 }
 
 impl ConversationChange {

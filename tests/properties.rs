@@ -472,12 +472,23 @@ proptest! {
                     Err(err) => {
                         prop_assert!(snapshot(&target) == before, "{name} failed ({err}) but changed the window");
                         prop_assert!(!err.code().is_empty() && !err.to_string().is_empty());
-                        if let Err(parse_error) = &parsed {
+                        // parse_events reads the text as a log from its start, as a load does (a
+                        // started window numbers appended or prepended events as it does its own).
+                        // A torn last line that parse_events rejects is not read by load_json and
+                        // append_json, which may then fail later on.
+                        let torn_last_line = name != "prepend_json"
+                            && !text.ends_with('\n')
+                            && matches!(&parsed, Err(promptfold::Error::MalformedJson { line, .. }) if *line == text.split('\n').count());
+                        if let (Err(parse_error), true, false) = (&parsed, name == "load_json" || conversation.is_empty(), torn_last_line) {
                             prop_assert_eq!(parse_error, &err);
                         }
                     }
-                    Ok(_) => {
-                        prop_assert!(parsed.is_ok(), "{name} accepted text that parse_events rejects");
+                    Ok(change) => {
+                        // A torn last line is reported by load_json and append_json, not read.
+                        prop_assert!(
+                            parsed.is_ok() || change.torn_tail.is_some(),
+                            "{name} accepted text that parse_events rejects"
+                        );
                         equals_fresh_load(&target, name)?;
                         let _ = target.lines();
                     }

@@ -46,6 +46,7 @@ impl Analysis {
             Some(through) => ConversationChange {
                 trajectory_changed: new.splice(self, through),
                 chat: compare_chat(self, &new),
+                torn_tail: None,
             },
             None => compare(self, &new),
         };

@@ -360,6 +360,11 @@ impl<'a> Reader<'a> {
         self.pos
     }
 
+    /// The text from byte `start` to byte `end`, when that is text of this reader.
+    pub fn text_between(&self, start: usize, end: usize) -> Option<&'a str> {
+        std::str::from_utf8(self.text.get(start..end)?).ok()
+    }
+
     #[inline]
     fn bytes(&self) -> &'a [u8] {
         self.text

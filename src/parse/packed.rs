@@ -20,9 +20,10 @@
 
 use std::borrow::Cow;
 
+use super::framing::{Framing, Rows};
 use super::{Batch, HeaderJson, Kind, RawEvent, RawObject, RawSurfaceOp, TypeTag};
 use crate::error::Error;
-use crate::event::{HeaderReason, SessionEvent};
+use crate::event::HeaderReason;
 use crate::intern::JsonInterner;
 use crate::json::malformed;
 use crate::json::reader::{Failed, Reader, SLOTS};
@@ -42,12 +43,13 @@ pub(crate) struct PackedBatch<'a> {
 pub(crate) fn read_packed(
     batch: PackedBatch<'_>,
     interner: &mut JsonInterner,
-) -> Result<Vec<SessionEvent>, Error> {
+    framing: Framing,
+) -> Result<Rows, Error> {
     let mut cursor = Cursor {
         numbers: batch.numbers.iter(),
         text: batch.text,
     };
-    let mut events = Batch::default();
+    let mut events = Batch::new(framing);
     // Every record takes at least eight numbers.
     events.events.reserve(batch.numbers.len() / 8);
     // The readers of events sent as JSON text go on one from the other, as the lines of JSON
@@ -59,6 +61,7 @@ pub(crate) fn read_packed(
     // Records after the first invalid event are still read: JSON nested too deeply anywhere is
     // the error that wins, as malformed text is in a JSON batch.
     while let Some(tag) = cursor.numbers.next() {
+        let mut text = None;
         if *tag == 0.0 {
             let json = cursor.text()?;
             let mut reader = Reader::resume(json.as_bytes(), 0, EVENT_DEPTH, remembered);
@@ -66,14 +69,15 @@ pub(crate) fn read_packed(
                 .and_then(|()| reader.finish())
                 .map_err(|Failed| malformed(json, reader.error(), 0))?;
             remembered = reader.remembered();
+            text = Some(json);
         } else {
             cursor.event_in_place(*tag, &mut raw)?;
         }
         if events.first_error.is_none() {
-            events.accept(&raw, interner);
+            events.accept(&raw, interner, text);
         }
     }
-    events.finish()
+    events.finish(None)
 }
 
 /// How deep an event sits in a JSON array of events, and a header's config and tools (inside the
@@ -211,11 +215,16 @@ fn not_packed() -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::{EventKind, SurfaceOp, TurnField};
+    use crate::event::{EventKind, SessionEvent, SurfaceOp, TurnField};
     use crate::parse::parse_events;
 
     fn read(numbers: &[f64], text: &str) -> Result<Vec<SessionEvent>, Error> {
-        read_packed(PackedBatch { numbers, text }, &mut JsonInterner::default())
+        read_packed(
+            PackedBatch { numbers, text },
+            &mut JsonInterner::default(),
+            Framing::log_start(),
+        )
+        .map(|rows| rows.events)
     }
 
     #[test]

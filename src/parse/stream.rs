@@ -4,17 +4,17 @@
 //! text that is not JSON, is left to the whole-text reader, which gives the error its exact line
 //! and column.
 
+use super::framing::{Framing, Rows, TornTail, BOM};
 use super::{Batch, RawEvent};
 use crate::error::Error;
-use crate::event::SessionEvent;
 use crate::intern::JsonInterner;
-use crate::json::reader::{Container, Memory, Reader, Remembered, Step, SLOTS};
+use crate::json::reader::{Container, Failed, Memory, Reader, Remembered, Step, SLOTS};
 
 /// What reading a streamed batch came to.
 #[derive(Debug)]
 pub(crate) enum Streamed {
-    /// The batch's events, or its first invalid event's error.
-    Read(Result<Vec<SessionEvent>, Error>),
+    /// The batch's rows, or its first invalid row's error.
+    Read(Result<Rows, Error>),
     /// The batch needs the whole-text reader (see the module documentation).
     NeedsWholeText,
 }
@@ -27,19 +27,31 @@ pub(crate) type Pieces<'a> = &'a mut dyn FnMut(&mut [u8]) -> Option<usize>;
 /// The room the stream gives each piece.
 pub(crate) const PIECE_ROOM: usize = 1 << 20;
 
-/// Reads a batch of events from text delivered by `pieces`, sharing repeated config and tools
-/// values through `interner`; agrees with [`super::parse_events_with`] on the whole text
-/// whenever it returns [`Streamed::Read`].
-pub(crate) fn parse_streamed(pieces: Pieces<'_>, interner: &mut JsonInterner) -> Streamed {
+/// Reads a batch of events from text delivered by `pieces` under the rules of `framing`,
+/// sharing repeated config and tools values through `interner`; agrees with
+/// [`super::parse_rows`] on the whole text whenever it returns [`Streamed::Read`].
+pub(crate) fn parse_streamed(
+    pieces: Pieces<'_>,
+    interner: &mut JsonInterner,
+    framing: Framing,
+) -> Streamed {
     let mut stream = Stream::new(pieces);
+    let mut at_start = true;
     loop {
+        if at_start && stream.filled >= BOM.len() {
+            at_start = false;
+            if stream.text().starts_with(BOM.as_bytes()) {
+                stream.more(BOM.len());
+                continue;
+            }
+        }
         match stream.text().iter().find(|byte| !is_whitespace(**byte)) {
-            Some(b'[') => return read_array(stream, interner),
-            Some(b'{') => return read_lines(stream, interner),
+            Some(b'[') => return read_array(stream, interner, framing),
+            Some(b'{') => return read_lines(stream, interner, framing),
             Some(_) => return Streamed::NeedsWholeText,
             None => {
                 if !stream.more(stream.filled) {
-                    return Streamed::Read(Ok(Vec::new()));
+                    return Streamed::Read(Batch::new(framing).finish(None));
                 }
             }
         }
@@ -171,8 +183,8 @@ enum Progress {
     Closed,
 }
 
-fn read_array(mut stream: Stream<'_>, interner: &mut JsonInterner) -> Streamed {
-    let mut batch = Batch::default();
+fn read_array(mut stream: Stream<'_>, interner: &mut JsonInterner, framing: Framing) -> Streamed {
+    let mut batch = Batch::new(framing);
     let (mut read, mut opened, mut started) = (0, false, false);
     loop {
         // One reader takes steps while the text so far holds them; what it remembered after
@@ -227,17 +239,19 @@ fn array_step(
     // Read in place (see `RawEvent::read_in_place`).
     let mut raw = RawEvent::default();
     let valid = batch.first_error.is_none();
+    let start = reader.position();
     if valid {
         raw.read_in_place(reader)?;
     } else {
         reader.skip_value()?;
     }
+    let end = reader.position();
     // A number right at the end of the text so far may go on in the next piece.
     if reader.peek().is_none() && !ended {
         return Ok(None);
     }
     if valid {
-        batch.accept(&raw, interner);
+        batch.accept(&raw, interner, reader.text_between(start, end));
     }
     Ok(Some(Progress::Element))
 }
@@ -251,14 +265,16 @@ fn finish(mut stream: Stream<'_>, mut read: usize, batch: Batch) -> Streamed {
         }
         read = stream.filled;
         if !stream.more(read) {
-            return Streamed::Read(batch.finish());
+            return Streamed::Read(batch.finish(None));
         }
         read = 0;
     }
 }
 
-fn read_lines(mut stream: Stream<'_>, interner: &mut JsonInterner) -> Streamed {
-    let mut batch = Batch::default();
+fn read_lines(mut stream: Stream<'_>, interner: &mut JsonInterner, framing: Framing) -> Streamed {
+    let mut batch = Batch::new(framing);
+    // Lines read so far.
+    let mut lines: usize = 0;
     loop {
         let mut read = 0;
         while let Some(end) = stream.text().get(read..).and_then(line_end) {
@@ -266,16 +282,33 @@ fn read_lines(mut stream: Stream<'_>, interner: &mut JsonInterner) -> Streamed {
             if read_line(&mut stream, read..end, &mut batch, interner).is_err() {
                 return Streamed::NeedsWholeText;
             }
+            lines = lines.saturating_add(1);
             read = end.saturating_add(1);
         }
         if !stream.more(read) {
             let end = stream.filled;
-            if read_line(&mut stream, read..end, &mut batch, interner).is_err() {
-                return Streamed::NeedsWholeText;
+            if let Err(at_end) = read_line(&mut stream, read..end, &mut batch, interner) {
+                if !(framing.torn_tail && at_end) {
+                    return Streamed::NeedsWholeText;
+                }
+                let tail = TornTail {
+                    line: lines.saturating_add(1),
+                    bytes: end.saturating_sub(read),
+                };
+                let text = stream.text().get(read..end).unwrap_or_default().to_vec();
+                return Streamed::Read(with_lines(batch.finish(Some((tail, text))), lines));
             }
-            return Streamed::Read(batch.finish());
+            return Streamed::Read(with_lines(batch.finish(None), lines));
         }
     }
+}
+
+/// `rows` of a text with `lines` line ends.
+fn with_lines(rows: Result<Rows, Error>, lines: usize) -> Result<Rows, Error> {
+    rows.map(|mut rows| {
+        rows.lines = lines;
+        rows
+    })
 }
 
 /// Where the first line of `text` ends (its `\n`), if it does.
@@ -284,13 +317,14 @@ fn line_end(text: &[u8]) -> Option<usize> {
 }
 
 /// One line of JSON lines, the text's bytes `line` (a trailing `\r` is whitespace to the
-/// reader).
+/// reader). On an error: whether the line ended before its JSON did (see
+/// [`super::ends_early`]).
 fn read_line(
     stream: &mut Stream<'_>,
     line: std::ops::Range<usize>,
     batch: &mut Batch,
     interner: &mut JsonInterner,
-) -> Step<()> {
+) -> Result<(), bool> {
     let text = stream.text().get(line).unwrap_or_default();
     let mut reader = Reader::resume(text, 0, 0, stream.remembered());
     if reader.peek().is_none() {
@@ -298,7 +332,8 @@ fn read_line(
     }
     batch
         .read(&mut reader, interner)
-        .and_then(|()| reader.finish())?;
+        .and_then(|()| reader.finish())
+        .map_err(|Failed| super::ends_early(text, reader.error()))?;
     if let Some(remembered) = stream.newly_remembered(reader.remembered()) {
         stream.keep(remembered);
     }
@@ -308,11 +343,12 @@ fn read_line(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::event::SessionEvent;
     use crate::parse::parse_events;
 
     /// `text` in pieces of `size` bytes (moved to the next character boundary), or as much as
     /// the room given holds.
-    fn streamed(text: &str, size: usize) -> Streamed {
+    fn streamed(text: &str, size: usize) -> Option<Result<Vec<SessionEvent>, Error>> {
         let mut at = 0;
         let mut pieces = |out: &mut [u8]| {
             if at >= text.len() {
@@ -333,7 +369,14 @@ mod tests {
             at = end;
             Some(written)
         };
-        parse_streamed(&mut pieces, &mut JsonInterner::default())
+        match parse_streamed(
+            &mut pieces,
+            &mut JsonInterner::default(),
+            Framing::log_start(),
+        ) {
+            Streamed::Read(rows) => Some(rows.map(|rows| rows.events)),
+            Streamed::NeedsWholeText => None,
+        }
     }
 
     /// Streaming agrees with the whole-text reader: the same events or error, or a hand-over
@@ -342,14 +385,11 @@ mod tests {
         let whole = parse_events(text);
         for size in [1, 2, 3, 5, 8, 13, 64, 1000] {
             match (streamed(text, size), &whole) {
-                (Streamed::Read(result), whole) => {
+                (Some(result), whole) => {
                     assert_eq!(&result, whole, "pieces of {size}: {text:?}")
                 }
-                (
-                    Streamed::NeedsWholeText,
-                    Err(Error::MalformedJson { .. } | Error::NotAnArray { .. }),
-                ) => {}
-                (Streamed::NeedsWholeText, whole) => {
+                (None, Err(Error::MalformedJson { .. } | Error::NotAnArray { .. })) => {}
+                (None, whole) => {
                     panic!("pieces of {size}: handed over {whole:?}: {text:?}")
                 }
             }
@@ -386,7 +426,7 @@ mod tests {
         );
         let start = std::time::Instant::now();
         let read = streamed(&text, 4096);
-        assert!(matches!(read, Streamed::Read(Ok(ref events)) if events.len() == 2));
+        assert!(matches!(read, Some(Ok(ref events)) if events.len() == 2));
         assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
     }
 
@@ -406,7 +446,7 @@ mod tests {
         );
         let whole = parse_events(&text);
         assert!(matches!(whole, Ok(ref events) if events.len() == 3));
-        assert!(matches!(streamed(&text, usize::MAX), Streamed::Read(ref read) if *read == whole));
+        assert!(matches!(streamed(&text, usize::MAX), Some(ref read) if *read == whole));
     }
 
     #[test]

@@ -588,6 +588,8 @@ class Packer {
     let tag = OTHER_TYPE;
     if (typeof type === "string") tag = TYPE_TAGS.get(type) ?? OTHER_TYPE;
     else if (!isSimple(type)) throw AS_JSON;
+    // Maybe an SDK notification (read as JSON: see slimEvent).
+    else if (type === undefined && event.method !== undefined) throw AS_JSON;
     let op = 0, start = 0, end = 0;
     if (surfaceOp === "append") {
       op = 1;
@@ -662,13 +664,20 @@ class Packer {
   }
 }
 
-// The members of one event the rules read, for JSON.stringify.
-function slimEvent(event) {
+// The members of one row the rules read, for JSON.stringify: of a session header, all of them;
+// of an SDK notification (a row without type), its method and the event it carries.
+function slimEvent(event, row = true) {
   if (!isJsonRecord(event)) return event;
   const data = own(event, "data");
   // The type as JSON writes it (a boxed string or a toJSON may stand for a known type).
   const written = own(event, "type");
   const type = isSimple(written) ? written : JSON.parse(JSON.stringify(written) ?? "null");
+  if (row && type === "session" && own(event, "seq") === undefined) return event;
+  if (row && type === undefined && own(event, "method") !== undefined) {
+    const params = own(event, "params");
+    const carried = isJsonRecord(params) ? { event: slimEvent(own(params, "event"), false) } : params;
+    return { method: own(event, "method"), params: carried };
+  }
   let surfaceOp = own(event, "surfaceOp");
   if (isJsonRecord(surfaceOp)) {
     surfaceOp = { op: own(surfaceOp, "op"), startSeq: own(surfaceOp, "startSeq"), endSeq: own(surfaceOp, "endSeq") };

@@ -64,14 +64,23 @@ pub(crate) fn change_to_js(change: &ConversationChange) -> JsValue {
     for key in &chat.removed {
         pack_key(key, &mut out);
     }
-    make_change(
+    let report = make_change(
         &out.numbers,
         &out.values,
         length(chat.added.len()),
         length(chat.changed.len()),
         length(chat.removed.len()),
         change.trajectory_changed,
-    )
+    );
+    if let Some(torn) = change.torn_tail {
+        let tail = js_sys::Object::new();
+        let number = |value: usize| JsValue::from_f64(value as f64);
+        // Setting members of fresh plain objects cannot fail.
+        let _ = js_sys::Reflect::set(&tail, &"line".into(), &number(torn.line));
+        let _ = js_sys::Reflect::set(&tail, &"bytes".into(), &number(torn.bytes));
+        let _ = js_sys::Reflect::set(&report, &"tornTail".into(), &tail);
+    }
+    report
 }
 
 /// Converts views to the plain JS object the serializer would make: the chat cards as in

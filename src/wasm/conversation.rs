@@ -5,18 +5,19 @@ use std::rc::Weak;
 use wasm_bindgen::prelude::*;
 
 use super::batch::PackedEvents;
-use super::convert::{packed_array, seq_from_js, text_from_bytes};
+use super::convert::{bytes_from_js, packed_array, seq_from_js};
 use super::data::{inspection_to_js, lines_to_js};
 use super::error::throw;
 use super::state::JsSystemPromptState;
-use super::text::read_string_batch;
-use crate::conversation::Conversation;
+use super::text::{read_string_batch, FedText};
+use crate::conversation::{Call, Conversation};
 use crate::error::Error;
-use crate::event::SessionEvent;
 use crate::fold::SystemPromptState;
 use crate::intern::JsonInterner;
+use crate::parse::framing::{Framing, Rows};
 use crate::parse::packed::read_packed;
-use crate::parse::parse_events_with;
+use crate::parse::parse_text_rows;
+use crate::shared::cache::value_to_js;
 
 /// A window of a session log: load the newest page, append live events, prepend older pages.
 /// Every call returns a `ConversationChange`; a call that throws leaves the window unchanged.
@@ -24,6 +25,11 @@ use crate::parse::parse_events_with;
 pub struct JsConversation {
     inner: Conversation,
     handles: StateHandles,
+    /// `session` as JS sees it: the header object given to `load` or `prepend`, or the one
+    /// read from text (made once).
+    session: JsValue,
+    /// Text given to `feed` as strings: a string may end inside a character.
+    fed: FedText,
 }
 
 impl Default for JsConversation {
@@ -90,9 +96,10 @@ enum Batch {
     /// JSON text given as a string: read in pieces (see `wasm::text`).
     String(js_sys::JsString),
     /// JSON text given as UTF-8 bytes, copied whole.
-    Bytes(String),
-    /// JS event objects, packed by `wasm::batch`.
-    Packed(PackedEvents),
+    Bytes(Vec<u8>),
+    /// JS event objects, packed by `wasm::batch`, and the array (whose first element may be the
+    /// session header).
+    Packed(PackedEvents, js_sys::Array),
 }
 
 impl Batch {
@@ -100,13 +107,19 @@ impl Batch {
     fn json(text: &JsValue) -> Result<Batch, Error> {
         match text.dyn_ref::<js_sys::JsString>() {
             Some(text) => Ok(Batch::String(text.clone())),
-            None => text_from_bytes(text).map(Batch::Bytes),
+            None => bytes_from_js(text).map(Batch::Bytes),
         }
     }
 
     /// An array of JS event objects.
     fn objects(events: &JsValue) -> Result<Batch, Error> {
-        packed_array(events).map(Batch::Packed)
+        let packed = packed_array(events)?;
+        Ok(Batch::Packed(packed, events.clone().unchecked_into()))
+    }
+
+    /// Whether the batch is JSON text.
+    fn is_text(&self) -> bool {
+        !matches!(self, Batch::Packed(..))
     }
 
     /// About what reading the batch will take in memory (see [`reserve_for`]).
@@ -115,7 +128,7 @@ impl Batch {
             Batch::String(text) => text.length() as usize,
             Batch::Bytes(text) => text.len(),
             // Each event is about one record of eight numbers.
-            Batch::Packed(packed) => packed
+            Batch::Packed(packed, _) => packed
                 .numbers
                 .len()
                 .saturating_mul(32)
@@ -123,22 +136,23 @@ impl Batch {
         }
     }
 
-    /// The batch's events, read with the shared values of `interner`.
-    fn read(&self, interner: &mut JsonInterner) -> Result<Vec<SessionEvent>, Error> {
+    /// The batch's rows, read under `framing` with the shared values of `interner`.
+    fn read(&self, interner: &mut JsonInterner, framing: Framing) -> Result<Rows, Error> {
         match self {
-            Batch::String(text) => read_string_batch(text, interner),
-            Batch::Bytes(text) => parse_events_with(text, interner),
-            Batch::Packed(packed) => read_packed(packed.batch(), interner),
+            Batch::String(text) => read_string_batch(text, interner, framing),
+            Batch::Bytes(text) => parse_text_rows(text, interner, framing),
+            Batch::Packed(packed, _) => read_packed(packed.batch(), interner, framing),
         }
     }
-}
 
-/// What a call does with its batch.
-#[derive(Clone, Copy, PartialEq)]
-enum Call {
-    Load,
-    Append,
-    Prepend,
+    /// The header `rows` began with, as JS sees it: the object given, or one made from its JSON.
+    fn session(&self, rows: &Rows) -> JsValue {
+        match (self, &rows.session) {
+            (_, None) => JsValue::UNDEFINED,
+            (Batch::Packed(_, array), Some(_)) => array.get(0),
+            (_, Some(header)) => value_to_js(header).unwrap_or(JsValue::UNDEFINED),
+        }
+    }
 }
 
 impl JsConversation {
@@ -153,13 +167,16 @@ impl JsConversation {
     ) -> Result<JsValue, JsValue> {
         let batch = throw(batch)?;
         reserve_for(batch.read_size());
-        let events = throw(batch.read(self.inner.batch_interner(call == Call::Load)))?;
+        let framing = self.inner.framing(call, batch.is_text());
+        let rows = throw(batch.read(self.inner.batch_interner(call == Call::Load), framing))?;
+        let session = batch.session(&rows);
+        let lines = rows.lines;
         drop(batch);
-        let change = throw(match call {
-            Call::Load => self.inner.load(events, has_more),
-            Call::Append => self.inner.append(events),
-            Call::Prepend => self.inner.prepend(events, has_more),
-        })?;
+        let change = throw(self.inner.apply(call, rows, has_more))?;
+        self.inner.text_read(call, lines);
+        if call == Call::Load || !session.is_undefined() {
+            self.session = session;
+        }
         if call != Call::Append {
             self.handles.clear();
         }
@@ -175,6 +192,8 @@ impl JsConversation {
         JsConversation {
             inner: Conversation::new(),
             handles: StateHandles::default(),
+            session: JsValue::UNDEFINED,
+            fed: FedText::default(),
         }
     }
 
@@ -182,7 +201,7 @@ impl JsConversation {
     #[wasm_bindgen(unchecked_return_type = "ConversationChange")]
     pub fn load(
         &mut self,
-        #[wasm_bindgen(unchecked_param_type = "SessionEvent[]")] events: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "SessionLogRow[]")] events: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
         self.apply(Batch::objects(&events), Call::Load, has_more)
@@ -192,7 +211,7 @@ impl JsConversation {
     #[wasm_bindgen(unchecked_return_type = "ConversationChange")]
     pub fn append(
         &mut self,
-        #[wasm_bindgen(unchecked_param_type = "SessionEvent[]")] events: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "SessionLogRow[]")] events: JsValue,
     ) -> Result<JsValue, JsValue> {
         self.apply(Batch::objects(&events), Call::Append, false)
     }
@@ -201,7 +220,7 @@ impl JsConversation {
     #[wasm_bindgen(unchecked_return_type = "ConversationChange")]
     pub fn prepend(
         &mut self,
-        #[wasm_bindgen(unchecked_param_type = "SessionEvent[]")] events: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "SessionLogRow[]")] events: JsValue,
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
         self.apply(Batch::objects(&events), Call::Prepend, has_more)
@@ -235,6 +254,34 @@ impl JsConversation {
         #[wasm_bindgen(js_name = hasMore)] has_more: bool,
     ) -> Result<JsValue, JsValue> {
         self.apply(Batch::json(&text), Call::Prepend, has_more)
+    }
+
+    /// Reads a growing session file: `chunk` is its next piece (a string, or UTF-8 bytes), cut
+    /// anywhere. Appends the events of the lines it completes and keeps the incomplete rest for
+    /// the next call; when the window is empty, its first rows may hold the session header. All
+    /// or nothing: on an error the window and the kept rest stay as they were.
+    #[wasm_bindgen(unchecked_return_type = "ConversationChange")]
+    pub fn feed(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let had_session = self.inner.session().is_some();
+        let (bytes, fed) = throw(self.fed.bytes(&chunk))?;
+        let change = throw(self.inner.feed(&bytes))?;
+        self.fed = fed;
+        if !had_session {
+            if let Some(header) = self.inner.session() {
+                self.session = value_to_js(header).unwrap_or(JsValue::UNDEFINED);
+            }
+        }
+        Ok(super::cards::change_to_js(&change))
+    }
+
+    /// The session header the log began with (its first row, as given), `undefined` without
+    /// one.
+    #[wasm_bindgen(getter, unchecked_return_type = "SessionHeader | undefined")]
+    pub fn session(&self) -> JsValue {
+        self.session.clone()
     }
 
     /// The fold state in force at `seq` (after every loaded relevant event with seq <= `seq`),

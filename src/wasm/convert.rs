@@ -8,6 +8,7 @@ use crate::error::Error;
 use crate::event::{Seq, SessionEvent};
 use crate::intern::JsonInterner;
 use crate::json::JsonValue;
+use crate::parse::framing::{Framing, Numbering};
 use crate::parse::packed::read_packed;
 
 use super::batch::PackedEvents;
@@ -27,27 +28,25 @@ pub(crate) fn packed_array(value: &JsValue) -> Result<PackedEvents, Error> {
 
 /// Reads a batch of events from a JS array.
 pub(crate) fn events_from_js(value: &JsValue) -> Result<Vec<SessionEvent>, Error> {
-    read_packed(packed_array(value)?.batch(), &mut JsonInterner::default())
+    let framing = Framing {
+        numbering: Numbering::Given,
+        ..Framing::default()
+    };
+    read_packed(
+        packed_array(value)?.batch(),
+        &mut JsonInterner::default(),
+        framing,
+    )
+    .map(|rows| rows.events)
 }
 
 /// JSON text given as UTF-8 bytes (`Uint8Array`, e.g. from `fetch(...).arrayBuffer()` or
-/// `fs.readFileSync`).
-pub(crate) fn text_from_bytes(value: &JsValue) -> Result<String, Error> {
-    if let Some(bytes) = value.dyn_ref::<js_sys::Uint8Array>() {
-        return String::from_utf8(bytes.to_vec()).map_err(|err| {
-            let bytes = err.as_bytes();
-            let valid = err.utf8_error().valid_up_to();
-            Error::MalformedJson {
-                line: bytes
-                    .get(..valid)
-                    .map_or(0, |valid| valid.iter().filter(|b| **b == b'\n').count())
-                    .saturating_add(1),
-                column: 0,
-                message: format!("invalid UTF-8: {}", err.utf8_error()),
-            }
-        });
+/// `fs.readFileSync`), copied; checked as UTF-8 where it is read.
+pub(crate) fn bytes_from_js(value: &JsValue) -> Result<Vec<u8>, Error> {
+    match value.dyn_ref::<js_sys::Uint8Array>() {
+        Some(bytes) => Ok(bytes.to_vec()),
+        None => Err(invalid("text", "expected a string or a Uint8Array")),
     }
-    Err(invalid("text", "expected a string or a Uint8Array"))
 }
 
 /// Reads one event.

@@ -50,6 +50,32 @@ export interface SessionEvent {
   ignorable?: boolean;
 }
 
+/** An event of a seq-less log (the harness's snapshot logs): numbered by its place in the log. */
+export type SeqlessEvent = Omit<SessionEvent, "seq" | "time"> & { seq?: undefined; time?: number };
+
+/** The first row of a session file; kept whole as `conversation.session`. */
+export interface SessionHeader {
+  type: "session";
+  /** The log format version: 3 and later are read; 0 to 2 are `UNSUPPORTED_FORMAT_VERSION`. */
+  version?: number;
+  id?: string;
+  createdAt?: number;
+  cwd?: string;
+  isSeeded?: boolean;
+  delegationDepth?: number;
+  [member: string]: unknown;
+}
+
+/** An SDK notification: `session.event` stands for its `params.event`; any other is skipped. */
+export interface SessionNotification {
+  jsonrpc?: string;
+  method: string;
+  params?: { sessionId?: string; event?: SessionEvent | SeqlessEvent; [member: string]: unknown };
+}
+
+/** A row of a session log as `load`, `append` and `prepend` take it (BEHAVIOUR.md section 10). */
+export type SessionLogRow = SessionEvent | SeqlessEvent | SessionHeader | SessionNotification;
+
 /** Options of `inspectSystemPrompt`. */
 export interface InspectOptions {
   /** The window's first loaded seq (D2): endpoints at or after it are known. */
@@ -71,13 +97,14 @@ export type ErrorCode =
   | "INVALID_SURFACE_OP"
   | "UNSUPPORTED_VALUE"
   | "INVALID_ARGUMENT"
-  | "NOT_A_REQUEST_HEADER";
+  | "NOT_A_REQUEST_HEADER"
+  | "UNSUPPORTED_FORMAT_VERSION";
 
 /** What promptfold throws: an `Error` with a stable `code`, and the offending event's place. */
 export interface PromptfoldError extends Error {
   readonly name: "PromptfoldError";
   readonly code: ErrorCode;
-  /** Position of the offending event in the batch passed to the call. */
+  /** Position of the offending row in the batch passed to the call (header and skipped rows count). */
   readonly index: number | undefined;
   /** Seq of the offending event, when it has a usable one. */
   readonly seq: number | undefined;

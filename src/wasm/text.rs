@@ -5,11 +5,12 @@
 
 use wasm_bindgen::prelude::*;
 
+use super::convert::bytes_from_js;
 use crate::error::Error;
-use crate::event::SessionEvent;
 use crate::intern::JsonInterner;
 use crate::json::utf8::is_utf8;
-use crate::parse::parse_events_with;
+use crate::parse::framing::{Framing, Rows};
+use crate::parse::parse_text_rows;
 use crate::parse::stream::{parse_streamed, Streamed, PIECE_ROOM};
 
 #[wasm_bindgen(inline_js = r#"
@@ -33,11 +34,59 @@ extern "C" {
 pub(crate) fn read_string_batch(
     text: &js_sys::JsString,
     interner: &mut JsonInterner,
-) -> Result<Vec<SessionEvent>, Error> {
+    framing: Framing,
+) -> Result<Rows, Error> {
     let mut pieces = StringPieces::new(text);
-    match parse_streamed(&mut |room| pieces.next(room), interner) {
+    match parse_streamed(&mut |room| pieces.next(room), interner, framing) {
         Streamed::Read(result) if !pieces.failed => result,
-        _ => parse_events_with(&whole_string(text)?, interner),
+        _ => parse_text_rows(whole_string(text)?.as_bytes(), interner, framing),
+    }
+}
+
+/// What `feed` keeps of the strings it is given: a string may end between the two halves of a
+/// character (a UTF-16 surrogate pair), whose first half waits for the next string.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FedText {
+    high_surrogate: Option<u16>,
+}
+
+impl FedText {
+    /// The UTF-8 bytes of `chunk` (a string or bytes) after what was kept, and what to keep
+    /// after them.
+    pub fn bytes(&self, chunk: &JsValue) -> Result<(Vec<u8>, FedText), Error> {
+        let Some(text) = chunk.dyn_ref::<js_sys::JsString>() else {
+            let mut bytes = bytes_from_js(chunk)?;
+            if self.high_surrogate.is_some() {
+                // A first half that no second half followed: what UTF-8 encoders write for it.
+                bytes.splice(0..0, "\u{fffd}".bytes());
+            }
+            return Ok((bytes, FedText::default()));
+        };
+        let mut text = text.clone();
+        if let Some(high) = self.high_surrogate {
+            text = js_sys::JsString::from_char_code1(u32::from(high)).concat(&text);
+        }
+        let units = text.length();
+        let last = units.checked_sub(1).map(|last| text.char_code_at(last));
+        let kept = match last {
+            Some(unit) if (f64::from(0xd800)..f64::from(0xdc00)).contains(&unit) => {
+                Some(unit as u16)
+            }
+            _ => None,
+        };
+        if kept.is_some() {
+            text = text.slice(0, units.saturating_sub(1));
+        }
+        let bytes = JsValue::from(text)
+            .as_string()
+            .unwrap_or_default()
+            .into_bytes();
+        Ok((
+            bytes,
+            FedText {
+                high_surrogate: kept,
+            },
+        ))
     }
 }
 

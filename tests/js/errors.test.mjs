@@ -57,7 +57,9 @@ function expectRejected(call, { code, index, seq }) {
 
 test("malformed JSON text", () => {
   expectRejected((c) => c.appendJson('[{"seq": 20,'), { code: "MALFORMED_JSON" });
-  expectRejected((c) => c.loadJson('{"seq": 1}\n{"seq": ', false), { code: "MALFORMED_JSON" });
+  // A line cut short is an error unless it is the last one, with no line end (a torn tail).
+  expectRejected((c) => c.loadJson('{"seq": 1}\n{"seq": \n{"seq": 3}\n', false), { code: "MALFORMED_JSON" });
+  expectRejected((c) => c.loadJson('{"seq": 1}\n{"seq": x}', false), { code: "MALFORMED_JSON" });
   const conversation = new Conversation();
   assert.throws(() => conversation.loadJson("[1, 2", false), (e) => e.code === "MALFORMED_JSON" && /line 1/.test(e.message));
   assert.throws(() => conversation.loadJson('{"seq":1}\n\n{"seq": x}', false), (e) => /line 3/.test(e.message));

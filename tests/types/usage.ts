@@ -13,6 +13,9 @@ import {
   type PromptfoldError,
   type RequestPromptInspection,
   type SessionEvent,
+  type SessionHeader,
+  type SessionLogRow,
+  type TornTail,
   type SystemPromptNode,
   type SystemPromptState,
   type SystemPromptStateJson,
@@ -83,12 +86,31 @@ try {
 state?.free();
 conversation.free();
 
+// Session files: a header row, SDK notifications, seq-less rows, feed and torn tails.
+const rows: SessionLogRow[] = [
+  { type: "session", version: 4, id: "s-1", createdAt: 1, cwd: "/w", agentPreset: "x" },
+  { jsonrpc: "2.0", method: "session.status", params: { sessionId: "s-1" } },
+  { method: "session.event", params: { sessionId: "s-1", event: { seq: 1, time: 1, type: "turn/start" } } },
+];
+conversation.load(rows, false);
+conversation.load([{ type: "user/message" }, { type: "turn/start", data: { turn: 1 } }], false);
+const sessionHeader: SessionHeader | undefined = conversation.session;
+const version: number | undefined = sessionHeader?.version;
+const fed: ConversationChange = conversation.feed(new Uint8Array([123, 10]));
+conversation.feed('{"seq":2,"time":2,"type":"x"}\n');
+const torn: TornTail | undefined = conversation.loadJson("", false).tornTail;
+const tornLine: number | undefined = torn?.line;
+// @ts-expect-error feed takes text or bytes
+conversation.feed(5);
+// @ts-expect-error the session header is read-only
+conversation.session = undefined;
+
 // @ts-expect-error events must be an array
 conversation.load(events[0], false);
 // @ts-expect-error hasMore is required
 conversation.load(events);
-// @ts-expect-error an event needs a seq
-conversation.append([{ time: 1, type: "x" }]);
+// @ts-expect-error a seq is a number (an event of a seq-less log has none)
+conversation.append([{ seq: "1", time: 1, type: "x" }]);
 // @ts-expect-error surfaceOp is "append" or a replace object
 conversation.append([{ seq: 9, time: 9, type: "x", surfaceOp: "prepend" }]);
 // @ts-expect-error the title key is a closed set
@@ -103,4 +125,4 @@ conversation.windowStart = 3;
 const mustCheck: string = state.effective.text;
 
 void [added, removedKeys, trajectoryChanged, title, turn, uncertainLine, text, replacements, effectiveInJson, request,
-  windowStart, hasMore, length, bytes, wrongTitle, wrongCode, mustCheck];
+  windowStart, hasMore, length, bytes, wrongTitle, wrongCode, mustCheck, version, fed, tornLine];
