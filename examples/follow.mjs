@@ -51,8 +51,9 @@ function report(change) {
   for (const card of change.chat.changed) console.log(`~ card ${card.key} (${where(card)}): ${card.text.split("\n")[0]}`);
   for (const key of change.chat.removed) console.log(`- card ${key}`);
   const state = conversation.stateAt(Number.MAX_SAFE_INTEGER); // after the last loaded event
+  const effective = state?.effective;
   const prompt = state === undefined ? "none" : state.uncertain ? "withheld"
-    : JSON.stringify((state.effective?.text ?? "").split("\n")[0]);
+    : effective ? `seq ${effective.seq}, ${JSON.stringify(effective.text.length > 60 ? `${effective.text.slice(0, 60)}…` : effective.text)}` : "none";
   if (prompt !== lastPrompt) {
     lastPrompt = prompt;
     console.log(`prompt in force (${conversation.length} events): ${prompt}`);

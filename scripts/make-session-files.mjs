@@ -72,7 +72,7 @@ export function sessionEvents() {
   developer(1, 2, 'Context: the repository has 12 files.');
   system(1, 2, '# Assistant\n\nYou work in /w. Answer in the user\'s language (提示词 v2).\nEdits are allowed now.');
   header('series', TOOLS);
-  assistant(1, 2, 'README.md describes a Rust crate compiled to WebAssembly.');
+  const lastAnswer = assistant(1, 2, 'README.md describes a Rust crate compiled to WebAssembly.');
   add('step/end', { turn: 1, step: 2 });
   add('turn/end', { turn: 1 });
 
@@ -81,7 +81,7 @@ export function sessionEvents() {
   add('step/start', { turn: 2, step: 1 });
   result(2, 1, 'call-1', '[pruned]', { op: 'replace', startSeq: longResult, endSeq: longResult }, { sourceEventSeqs: [longResult] });
   const compactFrom = firstPrompt + 1;
-  const compactTo = events.length - 1;
+  const compactTo = lastAnswer; // shadows the second prompt: the first is in force again
   add('compaction/start', { compactionId: 'compact-1', turn: 2 });
   add('user/message', {
     id: 'summary-1', role: 'user', content: text('Summary: README.md was read and summarised.'), source: { kind: 'plugin', plugin: 'compact', compactionId: 'compact-1' },

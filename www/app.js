@@ -272,7 +272,7 @@ async function openFile(file, handle) {
   app.promptLabels = new Map();
   app.source = {
     kind: 'file', name: file.name, handle, bytes: read.bytes.length, compressedBytes: read.compressedBytes,
-    conv: opened.conv, session: opened.session, tornTail: opened.tornTail, numbering: opened.numbering,
+    conv: opened.conv, session: opened.session, tornTail: opened.tornTail, tornBytes: opened.tornBytes, numbering: opened.numbering,
   };
   openLog.updateFollowToggle(app.source);
   indexEvents(opened.events);

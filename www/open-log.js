@@ -52,7 +52,10 @@ export function loadLog(Conversation, bytes) {
   try {
     const change = conv.loadJson(bytes, false);
     const read = readSessionLog(bytes);
-    return { conv, change, session: conv.session, tornTail: change.tornTail, events: read.events, numbering: read.numbering };
+    const tornTail = change.tornTail;
+    // loadJson keeps a torn line for the next feed; the reader of followed bytes keeps it too.
+    const tornBytes = tornTail ? bytes.slice(bytes.length - tornTail.bytes) : new Uint8Array(0);
+    return { conv, change, session: conv.session, tornTail, tornBytes, events: read.events, numbering: read.numbering };
   } catch (error) {
     conv.free?.();
     throw error;
@@ -211,9 +214,9 @@ export function updateFollowToggle(source) {
 /** Starts following the source's file from the end of what is loaded. */
 export function startFollowing(source, hooks) {
   if (!source?.handle || source.follower) return;
-  // The torn line was not loaded: feeding starts at its first byte, so it loads once complete.
-  const offset = source.bytes - (source.tornTail?.bytes ?? 0);
-  const reader = new FollowReader({ numbering: source.numbering.clone(), started: true });
+  // Feeding goes on from the end of what was read: the conversation kept a torn last line.
+  const offset = source.bytes;
+  const reader = new FollowReader({ numbering: source.numbering.clone(), started: true, rest: source.tornBytes });
   source.fedBytes = 0;
   source.follower = new Follower(source.handle, offset, {
     onBytes: async (bytes) => {
@@ -222,8 +225,8 @@ export function startFollowing(source, hooks) {
       reader.commit(read);
       source.fedBytes += bytes.length;
       source.keptBytes = reader.restBytes;
-      // Fed bytes start at the torn line: once a line end came, it is complete and loaded.
-      if (source.tornTail && reader.restBytes < source.fedBytes) source.tornTail = undefined;
+      // Once a line end came after the torn line, it is complete and loaded.
+      if (source.tornTail && reader.restBytes < source.tornTail.bytes + source.fedBytes) source.tornTail = undefined;
       hooks.fed({ change, events: read.events });
     },
     onError: (error) => {

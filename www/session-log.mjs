@@ -130,11 +130,13 @@ export class FollowReader {
 
   /**
    * `numbering`: the numbering of what was loaded before (a fresh one for a new log);
-   * `started`: whether rows were read already (so no header can come).
+   * `started`: whether rows were read already (so no header can come); `rest`: the bytes of an
+   * unfinished last line read before (a torn tail, which `loadJson` keeps for `feed` too).
    */
-  constructor({ numbering = new Numbering(), started = false } = {}) {
+  constructor({ numbering = new Numbering(), started = false, rest = new Uint8Array(0) } = {}) {
     this.#numbering = numbering;
     this.#started = started;
+    this.#rest = rest;
   }
 
   /** Bytes kept from an incomplete last line. */

@@ -15,12 +15,13 @@ const sessions = join(repoRoot, "examples", "sessions");
 const openSession = join(repoRoot, "examples", "open-session.mjs");
 const follow = join(repoRoot, "examples", "follow.mjs");
 
-/** What the library reads from a file: header, torn tail and chat cards. */
+/** What the library reads from a file: header, torn tail, chat cards and the last prompt's seq. */
 function libraryRead(bytes) {
   const conv = new Conversation();
   try {
     const change = conv.loadJson(bytes, false);
-    return { session: conv.session, tornTail: change.tornTail, cards: conv.views().chat.map((card) => card.key), length: conv.length };
+    const promptSeq = conv.stateAt(Number.MAX_SAFE_INTEGER)?.effective?.seq;
+    return { session: conv.session, tornTail: change.tornTail, cards: conv.views().chat.map((card) => card.key), length: conv.length, promptSeq };
   } finally {
     conv.free();
   }
@@ -79,11 +80,21 @@ test("follow.mjs feeds a growing file and prints new cards and the prompt in for
   const exited = new Promise((resolve) => child.on("exit", resolve));
   const waitFor = async (pattern, ms = 10000) => {
     const until = Date.now() + ms;
-    while (!pattern.test(out)) {
+    while (!(typeof pattern === "function" ? pattern() : pattern.test(out))) {
       if (Date.now() > until) throw new Error(`timed out waiting for ${pattern}; stdout:\n${out}\nstderr:\n${err}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
+  /** The cards the output's card lines add up to. */
+  const printedCards = () => {
+    const cards = new Set();
+    for (const [, sign, key] of out.matchAll(/^([+~-]) card (\S+)/gm)) {
+      if (sign === "-") cards.delete(key);
+      else cards.add(key);
+    }
+    return [...cards].sort();
+  };
+  const lastPrompt = () => [...out.matchAll(/^prompt in force \((\d+) events\): (.*)$/gm)].at(-1);
   try {
     await waitFor(/^following /m);
     await waitFor(/^session /m);
@@ -91,7 +102,7 @@ test("follow.mjs feeds a growing file and prints new cards and the prompt in for
       await new Promise((resolve) => setTimeout(resolve, 250));
       appendFileSync(path, whole.subarray(cuts[i - 1], cuts[i]));
     }
-    await waitFor(new RegExp(`^prompt in force \\(${expected.length} events\\)`, "m"));
+    await waitFor(() => printedCards().join() === [...expected.cards].sort().join() && lastPrompt()?.[2].startsWith(`seq ${expected.promptSeq},`));
     child.kill("SIGINT");
     assert.equal(await exited, 0, err);
   } finally {
@@ -100,15 +111,11 @@ test("follow.mjs feeds a growing file and prints new cards and the prompt in for
   }
   assert.equal(err, "");
   assert.match(out, new RegExp(`^session ${expected.session.id} · format ${expected.session.version}`, "m"));
-  // The card lines replayed give the library's final cards.
-  const cards = new Set();
-  for (const [, sign, key] of out.matchAll(/^([+~-]) card (\S+)/gm)) {
-    if (sign === "-") cards.delete(key);
-    else cards.add(key);
-  }
-  assert.deepEqual([...cards].sort(), [...expected.cards].sort());
-  const prompts = [...out.matchAll(/^prompt in force \((\d+) events\)/gm)].map((m) => Number(m[1]));
-  assert.ok(prompts.length >= 2, "the prompt in force is printed as it changes");
+  // The card lines replayed give the library's final cards; the prompt is printed as it changes.
+  assert.deepEqual(printedCards(), [...expected.cards].sort());
+  const prompts = [...out.matchAll(/^prompt in force \((\d+) events\): seq (\d+)/gm)].map((m) => Number(m[2]));
+  assert.ok(new Set(prompts).size >= 2, `the prompt is printed again when it changes: ${prompts}`);
+  assert.equal(prompts.at(-1), expected.promptSeq);
 });
 
 test("the committed session files are what scripts/make-session-files.mjs writes", () => {

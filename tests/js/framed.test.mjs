@@ -11,8 +11,10 @@ import { join } from "node:path";
 import { loadCases, repoRoot } from "./cases.mjs";
 import { firstDifference } from "./compare.mjs";
 import { random } from "./huge.mjs";
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import { shown, using } from "./framed-pieces.mjs";
 import { promptfold } from "./promptfold.mjs";
-import { ReplayedChat } from "./replay.mjs";
 import { FollowReader, readSessionLog } from "../../www/session-log.mjs";
 
 const { Conversation } = promptfold;
@@ -21,17 +23,6 @@ const MAX_PIECE = Number(process.env.FRAMED_MAX_PIECE ?? 4096);
 const RANDOM_CUTS = 64; // seeded random cuttings per case
 const framed = loadCases().filter((kase) => typeof kase.rawLog === "string");
 const sessions = join(repoRoot, "examples", "sessions");
-
-/** What a conversation shows: every line and view (compared as one string per size). */
-const shown = (conv) => JSON.stringify([conv.lines(), conv.views(), conv.length, conv.windowStart ?? null]);
-
-/**
- * A cheaper account of a fed conversation (lines() and views() cost about 1 ms a call on the
- * larger cases, times 4,096 sizes): its length, window start, header, the state after its last
- * event, and the chat cards replayed from the feed calls' change reports.
- */
-const digest = (conv, replay) => JSON.stringify([conv.length, conv.windowStart ?? null, conv.session ?? null,
-  conv.stateAt(Number.MAX_SAFE_INTEGER)?.toJSON() ?? null, replay.list()]);
 
 /** Rows of JSON-lines text as a program would parse them, the torn line left out. */
 function parsedRows(text, tornTail) {
@@ -52,25 +43,10 @@ function fedAt(bytes, cuts) {
   return conv;
 }
 
-/** Feeds `bytes` in pieces of `size` bytes into a new conversation, replaying its reports. */
-function fedInPieces(bytes, size, replay) {
-  const conv = new Conversation();
-  for (let from = 0; from < bytes.length; from += size) replay.apply(conv.feed(bytes.subarray(from, from + size)));
-  return conv;
-}
-
-/** Sizes whose every line and view is compared too (the others compare the digest). */
-const fullCheck = (size, last) => size <= 64 || size % 61 === 0 || (size & (size - 1)) === 0 || size === last;
-
 function randomCuts(rand, length) {
   const count = Math.floor(rand() * Math.min(length, 40));
   const cuts = Array.from({ length: count }, () => Math.floor(rand() * (length + 1)));
   return cuts.sort((a, b) => a - b);
-}
-
-/** Runs `body(conv)` and frees the conversation whatever happens. */
-function using(conv, body) {
-  try { return body(conv); } finally { conv.free(); }
 }
 
 test("framed cases: the shared cases with a raw log are here", () => {
@@ -122,44 +98,31 @@ test("framed cases: the parsed rows (the torn line left out) with load", () => {
   assert.deepEqual(failures, []);
 });
 
-test(`framed cases: bytes fed in pieces of every size from 1 to ${MAX_PIECE} bytes`, () => {
+test(`framed cases: bytes fed in pieces of every size from 1 to ${MAX_PIECE} bytes`, async () => {
   const started = performance.now();
-  let runs = 0;
-  let full = 0;
-  let feeds = 0;
-  const failures = [];
-  for (const kase of framed) {
-    const bytes = encoder.encode(kase.rawLog);
-    // The reference: the loaded text, itself checked against the expectations above.
-    const [expectedShown, expectedDigest] = using(new Conversation(), (conv) => {
-      const replay = new ReplayedChat();
-      replay.apply(conv.loadJson(bytes, false));
-      return [shown(conv), digest(conv, replay)];
-    });
-    // Every size at or past the length cuts nothing: one run stands for all of them.
-    const last = Math.min(MAX_PIECE, bytes.length);
-    for (let size = 1; size <= last && failures.length < 20; size++) {
-      const replay = new ReplayedChat();
-      try {
-        const problem = using(fedInPieces(bytes, size, replay), (conv) => {
-          const got = digest(conv, replay);
-          if (got !== expectedDigest) return `digest: ${firstDifference(JSON.parse(got), JSON.parse(expectedDigest))}`;
-          if (!fullCheck(size, last)) return undefined;
-          full += 1;
-          const actual = shown(conv);
-          return actual === expectedShown ? undefined : firstDifference(JSON.parse(actual), JSON.parse(expectedShown));
-        });
-        if (problem) failures.push(`${kase.name}: pieces of ${size} bytes: ${problem}`);
-      } catch (error) {
-        failures.push(`${kase.name}: pieces of ${size} bytes threw ${error?.code ?? ""} ${error?.message ?? error}`);
-      }
-      runs += 1;
-      feeds += Math.ceil(bytes.length / size);
-    }
+  const cpu = process.cpuUsage();
+  // Shares of about equal cost (bytes times sizes), one worker thread each.
+  const threads = Math.max(1, Math.min(availableParallelism(), 4));
+  const shares = Array.from({ length: threads }, () => ({ names: [], cost: 0 }));
+  const cost = (kase) => Buffer.byteLength(kase.rawLog) * Math.min(MAX_PIECE, Buffer.byteLength(kase.rawLog));
+  for (const kase of [...framed].sort((a, b) => cost(b) - cost(a))) {
+    const share = shares.reduce((least, next) => (next.cost < least.cost ? next : least));
+    share.names.push(kase.name);
+    share.cost += cost(kase);
   }
-  const seconds = (performance.now() - started) / 1000;
-  console.log(`framed feed sizes: ${framed.length} cases, ${runs} piece sizes (${full} with every line and view), ${feeds} feed calls, ${seconds.toFixed(1)} s`);
-  assert.deepEqual(failures, []);
+  const results = await Promise.all(shares.filter((share) => share.names.length).map((share) => new Promise((resolve, reject) => {
+    const worker = new Worker(new URL("./framed-pieces.mjs", import.meta.url), { workerData: { framedPieces: { names: share.names, maxPiece: MAX_PIECE } } });
+    worker.once("message", resolve);
+    worker.once("error", reject);
+    worker.once("exit", (code) => reject(new Error(`a worker exited with ${code} before it answered`)));
+  })));
+  const total = (key) => results.reduce((sum, result) => sum + result[key], 0);
+  const used = process.cpuUsage(cpu);
+  console.log(`framed feed sizes: ${framed.length} cases, ${total("runs")} piece sizes (${total("full")} with every line and view), `
+    + `${total("feeds")} feed calls, ${((performance.now() - started) / 1000).toFixed(1)} s on ${threads} threads, `
+    + `${((used.user + used.system) / 1e6).toFixed(1)} s of CPU`);
+  assert.equal(total("runs"), framed.reduce((sum, kase) => sum + Math.min(MAX_PIECE, Buffer.byteLength(kase.rawLog)), 0), "every size of every case ran");
+  assert.deepEqual(results.flatMap((result) => result.failures), []);
 });
 
 test("framed cases: bytes fed at seeded random cuts", () => {
@@ -199,8 +162,9 @@ function randomFraming(rand, events, session) {
     if (rand() < 0.05) rows.push("");
     rows.push(JSON.stringify(rand() < 0.4 ? { jsonrpc: "2.0", method: "session.event", params: { sessionId: "s", event } } : event));
   }
-  const text = (rand() < 0.3 ? "\uFEFF" : "") + rows.join(end) + (rand() < 0.8 ? end : "");
-  return { text, hasHeader: Boolean(session) && rows[0] === JSON.stringify(session) };
+  const ended = rand() < 0.8;
+  const text = (rand() < 0.3 ? "\uFEFF" : "") + rows.join(end) + (ended ? end : "");
+  return { text, end: ended ? "" : end, hasHeader: Boolean(session) && rows[0] === JSON.stringify(session) };
 }
 
 test("property: a framed log fed in any chunks equals loadJson of the whole, and framing changes no line or view", () => {
@@ -212,7 +176,8 @@ test("property: a framed log fed in any chunks equals loadJson of the whole, and
       return shown(conv);
     });
     for (let round = 0; round < 8; round++) {
-      const { text, hasHeader } = randomFraming(rand, kase.events, kase.session ?? { type: "session", version: 5, id: "p" });
+      // `end`: the line end a text without one still needs before feed can know its last line is complete.
+      const { text, end, hasHeader } = randomFraming(rand, kase.events, kase.session ?? { type: "session", version: 5, id: "p" });
       const bytes = encoder.encode(text);
       try {
         const whole = using(new Conversation(), (conv) => {
@@ -221,7 +186,10 @@ test("property: a framed log fed in any chunks equals loadJson of the whole, and
         });
         if (whole[0] !== plain) failures.push(`${kase.name} round ${round}: loadJson of a framing differs from load(events): ${firstDifference(JSON.parse(whole[0]), JSON.parse(plain))}`);
         if (!whole[1]) failures.push(`${kase.name} round ${round}: session present=${!hasHeader}`);
-        const fed = using(fedAt(bytes, randomCuts(rand, bytes.length)), shown);
+        const fed = using(fedAt(bytes, randomCuts(rand, bytes.length)), (conv) => {
+          if (end) conv.feed(end);
+          return shown(conv);
+        });
         if (fed !== whole[0]) failures.push(`${kase.name} round ${round}: fed differs from loadJson: ${firstDifference(JSON.parse(fed), JSON.parse(whole[0]))}`);
       } catch (error) {
         failures.push(`${kase.name} round ${round} threw ${error?.code ?? ""} ${error?.message ?? error}`);
@@ -267,6 +235,38 @@ test("property: feed after load equals append (and appendJson)", () => {
         if (appendedJson !== appended) failures.push(`${kase.name} split ${k}: appendJson != append`);
       } catch (error) {
         failures.push(`${kase.name} split ${k} threw ${error?.code ?? ""} ${error?.message ?? error}`);
+      }
+    }
+  }
+  assert.deepEqual(failures, []);
+});
+
+test("property: loadJson of a file cut anywhere, then feed of the rest, equals loadJson of the whole", () => {
+  // What a viewer that follows a file does: load what is there (a torn last line is kept), then
+  // feed what the writer adds.
+  const rand = random(4017);
+  const failures = [];
+  for (const kase of framed) {
+    const bytes = encoder.encode(kase.rawLog);
+    const whole = using(new Conversation(), (conv) => {
+      conv.loadJson(bytes, false);
+      return shown(conv);
+    });
+    for (let round = 0; round < 8; round++) {
+      const cut = Math.floor(rand() * (bytes.length + 1));
+      try {
+        const fed = using(new Conversation(), (conv) => {
+          conv.loadJson(bytes.subarray(0, cut), false);
+          let from = cut;
+          for (const next of [...randomCuts(rand, bytes.length - cut).map((c) => c + cut), bytes.length]) {
+            conv.feed(bytes.subarray(from, Math.max(from, next)));
+            from = Math.max(from, next);
+          }
+          return shown(conv);
+        });
+        if (fed !== whole) failures.push(`${kase.name} cut ${cut}: ${firstDifference(JSON.parse(fed), JSON.parse(whole))}`);
+      } catch (error) {
+        failures.push(`${kase.name} cut ${cut} threw ${error?.code ?? ""} ${error?.message ?? error}`);
       }
     }
   }
@@ -340,25 +340,31 @@ test("bad input: a format 2 header, a seq in a seq-less log, a torn line in the 
 // ---------------------------------------------------------------------------------------------
 // The committed session files, and the demo's reader.
 
-test("session files: each opens by every path to the same lines and views", () => {
-  const session = readSessionLog(sessionFile("session.jsonl"));
-  const reference = using(new Conversation(), (conv) => {
-    conv.load(session.events, false);
+/** Asserts two `shown` strings are equal, naming the first difference (not the whole text). */
+function sameShown(actual, expected, what) {
+  if (actual !== expected) assert.fail(`${what}: ${firstDifference(JSON.parse(actual), JSON.parse(expected))}`);
+}
+
+test("session files: each opens by every path to the lines and views of its plain events", () => {
+  const events = readSessionLog(sessionFile("session.jsonl")).events;
+  assert.ok(events.length > 20);
+  const reference = (list) => using(new Conversation(), (conv) => {
+    conv.load(list, false);
     return shown(conv);
   });
-  assert.ok(session.events.length > 20);
-  for (const name of ["session.jsonl", "notifications.jsonl", "seqless.jsonl", "torn.jsonl"]) {
+  const plain = reference(events);
+  // The snapshot form has no times: each reads as 0.
+  const untimed = reference(events.map((event) => ({ ...event, time: 0 })));
+  for (const [name, expected] of [["session.jsonl", plain], ["notifications.jsonl", plain], ["torn.jsonl", plain], ["seqless.jsonl", untimed]]) {
     const bytes = sessionFile(name);
     using(new Conversation(), (conv) => {
       const change = conv.loadJson(bytes, false);
-      assert.equal(shown(conv), reference, `${name}: loadJson`);
+      sameShown(shown(conv), expected, `${name}: loadJson`);
       const header = parsedRows(bytes.toString("utf8"), change.tornTail)[0];
       assert.deepEqual(conv.session, header.type === "session" ? header : undefined, `${name}: session`);
       assert.equal(change.tornTail !== undefined, name === "torn.jsonl", `${name}: tornTail`);
     });
-    using(fedAt(bytes, randomCuts(random(bytes.length), bytes.length)), (conv) => {
-      assert.equal(shown(conv), reference, `${name}: fed`);
-    });
+    using(fedAt(bytes, randomCuts(random(bytes.length), bytes.length)), (conv) => sameShown(shown(conv), expected, `${name}: fed`));
   }
   const torn = sessionFile("torn.jsonl");
   using(new Conversation(), (conv) => {
