@@ -32,9 +32,8 @@ function parsedRows(text, tornTail) {
     .map(({ line }) => JSON.parse(line));
 }
 
-/** Feeds `bytes` cut at the sorted positions `cuts` into a new conversation. */
-function fedAt(bytes, cuts) {
-  const conv = new Conversation();
+/** Feeds `bytes` cut at the sorted positions `cuts` into `conv` (a new conversation by default). */
+function fedAt(bytes, cuts, conv = new Conversation()) {
   let from = 0;
   for (const cut of [...cuts, bytes.length]) {
     if (cut > from) conv.feed(bytes.subarray(from, cut));
@@ -42,6 +41,15 @@ function fedAt(bytes, cuts) {
   }
   return conv;
 }
+
+/** What a new conversation shows after `calls(conv)`. */
+const shownAfter = (calls) => using(new Conversation(), (conv) => {
+  calls(conv);
+  return shown(conv);
+});
+
+/** The first difference of two `shown` strings. */
+const difference = (actual, expected) => difference(actual, expected);
 
 function randomCuts(rand, length) {
   const count = Math.floor(rand() * Math.min(length, 40));
@@ -130,15 +138,12 @@ test("framed cases: bytes fed at seeded random cuts", () => {
   const failures = [];
   for (const kase of framed) {
     const bytes = encoder.encode(kase.rawLog);
-    const expected = using(new Conversation(), (conv) => {
-      conv.loadJson(bytes, false);
-      return shown(conv);
-    });
+    const expected = shownAfter((conv) => conv.loadJson(bytes, false));
     for (let round = 0; round < RANDOM_CUTS; round++) {
       const cuts = randomCuts(rand, bytes.length);
       try {
         const actual = using(fedAt(bytes, cuts), (conv) => [shown(conv), conv.session]);
-        if (actual[0] !== expected) failures.push(`${kase.name}: cuts ${cuts.join(",")}: ${firstDifference(JSON.parse(actual[0]), JSON.parse(expected))}`);
+        if (actual[0] !== expected) failures.push(`${kase.name}: cuts ${cuts.join(",")}: ${difference(actual[0], expected)}`);
         const session = firstDifference(actual[1], kase.session);
         if (session) failures.push(`${kase.name}: cuts ${cuts.join(",")}: session: ${session}`);
       } catch (error) {
@@ -171,10 +176,7 @@ test("property: a framed log fed in any chunks equals loadJson of the whole, and
   const rand = random(1017);
   const failures = [];
   for (const kase of framed) {
-    const plain = using(new Conversation(), (conv) => {
-      conv.load(kase.events, false);
-      return shown(conv);
-    });
+    const plain = shownAfter((conv) => conv.load(kase.events, false));
     for (let round = 0; round < 8; round++) {
       // `end`: the line end a text without one still needs before feed can know its last line is complete.
       const { text, end, hasHeader } = randomFraming(rand, kase.events, kase.session ?? { type: "session", version: 5, id: "p" });
@@ -184,13 +186,13 @@ test("property: a framed log fed in any chunks equals loadJson of the whole, and
           conv.loadJson(text, false);
           return [shown(conv), hasHeader === (conv.session !== undefined)];
         });
-        if (whole[0] !== plain) failures.push(`${kase.name} round ${round}: loadJson of a framing differs from load(events): ${firstDifference(JSON.parse(whole[0]), JSON.parse(plain))}`);
+        if (whole[0] !== plain) failures.push(`${kase.name} round ${round}: loadJson of a framing differs from load(events): ${difference(whole[0], plain)}`);
         if (!whole[1]) failures.push(`${kase.name} round ${round}: session present=${!hasHeader}`);
         const fed = using(fedAt(bytes, randomCuts(rand, bytes.length)), (conv) => {
           if (end) conv.feed(end);
           return shown(conv);
         });
-        if (fed !== whole[0]) failures.push(`${kase.name} round ${round}: fed differs from loadJson: ${firstDifference(JSON.parse(fed), JSON.parse(whole[0]))}`);
+        if (fed !== whole[0]) failures.push(`${kase.name} round ${round}: fed differs from loadJson: ${difference(fed, whole[0])}`);
       } catch (error) {
         failures.push(`${kase.name} round ${round} threw ${error?.code ?? ""} ${error?.message ?? error}`);
       }
@@ -212,26 +214,19 @@ test("property: feed after load equals append (and appendJson)", () => {
       const tailText = tail.map((e) => JSON.stringify(rand() < 0.5 ? { method: "session.event", params: { event: e } } : e)).join("\n") + "\n";
       const tailBytes = encoder.encode(tailText);
       try {
-        const appended = using(new Conversation(), (conv) => {
+        const appended = shownAfter((conv) => {
           conv.load(head, false);
           conv.append(tail);
-          return shown(conv);
         });
-        const appendedJson = using(new Conversation(), (conv) => {
+        const appendedJson = shownAfter((conv) => {
           conv.load(head, false);
           conv.appendJson(tailText);
-          return shown(conv);
         });
-        const fed = using(new Conversation(), (conv) => {
+        const fed = shownAfter((conv) => {
           conv.load(head, false);
-          let from = 0;
-          for (const cut of [...randomCuts(rand, tailBytes.length), tailBytes.length]) {
-            conv.feed(tailBytes.subarray(from, Math.max(from, cut)));
-            from = Math.max(from, cut);
-          }
-          return shown(conv);
+          fedAt(tailBytes, randomCuts(rand, tailBytes.length), conv);
         });
-        if (fed !== appended) failures.push(`${kase.name} split ${k}: feed after load != append: ${firstDifference(JSON.parse(fed), JSON.parse(appended))}`);
+        if (fed !== appended) failures.push(`${kase.name} split ${k}: feed after load != append: ${difference(fed, appended)}`);
         if (appendedJson !== appended) failures.push(`${kase.name} split ${k}: appendJson != append`);
       } catch (error) {
         failures.push(`${kase.name} split ${k} threw ${error?.code ?? ""} ${error?.message ?? error}`);
@@ -248,23 +243,15 @@ test("property: loadJson of a file cut anywhere, then feed of the rest, equals l
   const failures = [];
   for (const kase of framed) {
     const bytes = encoder.encode(kase.rawLog);
-    const whole = using(new Conversation(), (conv) => {
-      conv.loadJson(bytes, false);
-      return shown(conv);
-    });
+    const whole = shownAfter((conv) => conv.loadJson(bytes, false));
     for (let round = 0; round < 8; round++) {
       const cut = Math.floor(rand() * (bytes.length + 1));
       try {
-        const fed = using(new Conversation(), (conv) => {
+        const fed = shownAfter((conv) => {
           conv.loadJson(bytes.subarray(0, cut), false);
-          let from = cut;
-          for (const next of [...randomCuts(rand, bytes.length - cut).map((c) => c + cut), bytes.length]) {
-            conv.feed(bytes.subarray(from, Math.max(from, next)));
-            from = Math.max(from, next);
-          }
-          return shown(conv);
+          fedAt(bytes.subarray(cut), randomCuts(rand, bytes.length - cut), conv);
         });
-        if (fed !== whole) failures.push(`${kase.name} cut ${cut}: ${firstDifference(JSON.parse(fed), JSON.parse(whole))}`);
+        if (fed !== whole) failures.push(`${kase.name} cut ${cut}: ${difference(fed, whole)}`);
       } catch (error) {
         failures.push(`${kase.name} cut ${cut} threw ${error?.code ?? ""} ${error?.message ?? error}`);
       }
@@ -285,10 +272,7 @@ const sessionFile = (name) => readFileSync(join(sessions, name));
  */
 function rejectsFedChunk(text, cutInside, badChunk, code) {
   const bytes = encoder.encode(text);
-  const expected = using(new Conversation(), (conv) => {
-    conv.loadJson(bytes, false);
-    return shown(conv);
-  });
+  const expected = shownAfter((conv) => conv.loadJson(bytes, false));
   using(new Conversation(), (conv) => {
     conv.feed(bytes.subarray(0, cutInside));
     const before = shown(conv);
@@ -342,16 +326,13 @@ test("bad input: a format 2 header, a seq in a seq-less log, a torn line in the 
 
 /** Asserts two `shown` strings are equal, naming the first difference (not the whole text). */
 function sameShown(actual, expected, what) {
-  if (actual !== expected) assert.fail(`${what}: ${firstDifference(JSON.parse(actual), JSON.parse(expected))}`);
+  if (actual !== expected) assert.fail(`${what}: ${difference(actual, expected)}`);
 }
 
 test("session files: each opens by every path to the lines and views of its plain events", () => {
   const events = readSessionLog(sessionFile("session.jsonl")).events;
   assert.ok(events.length > 20);
-  const reference = (list) => using(new Conversation(), (conv) => {
-    conv.load(list, false);
-    return shown(conv);
-  });
+  const reference = (list) => shownAfter((conv) => conv.load(list, false));
   const plain = reference(events);
   // The snapshot form has no times: each reads as 0.
   const untimed = reference(events.map((event) => ({ ...event, time: 0 })));
