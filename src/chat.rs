@@ -455,7 +455,9 @@ impl ChatBuilder {
 
     /// Frees the spare capacity of the card list (after a whole window was walked).
     pub fn shrink_to_fit(&mut self) {
-        self.cards.shrink_to_fit();
+        let len = self.cards.len();
+        self.cards
+            .shrink_to(len.saturating_add(crate::analysis::live_room(len)));
     }
 
     /// The card at `index` (as returned in a [`CardDelta`]).

@@ -166,6 +166,9 @@ impl Conversation {
             torn_text,
             ..
         } = rows;
+        let mut events = events;
+        // Room for live events (see `live_room`); events read from text have it already.
+        events.reserve(crate::analysis::live_room(events.len()));
         let analysis = Analysis::of_window(&events);
         let change = compare(&self.analysis, &analysis);
         self.events = FrontVec::from(events);

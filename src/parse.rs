@@ -250,6 +250,8 @@ fn parse_json_lines(
                 };
                 return batch.finish(Some((tail, line.as_bytes().to_vec())));
             }
+            let line = line.strip_suffix('\n').unwrap_or(line);
+            let line = line.strip_suffix('\r').unwrap_or(line);
             return Err(malformed(line, reader.error(), line_index));
         }
         remembered = reader.remembered();
@@ -370,7 +372,8 @@ impl Batch {
             Some(error) => Err(error),
             None => {
                 let mut events = self.events;
-                events.shrink_to_fit();
+                let room = crate::analysis::live_room(events.len());
+                events.shrink_to(events.len().saturating_add(room));
                 Ok(self.frame.finish(events, torn))
             }
         }

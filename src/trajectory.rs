@@ -315,9 +315,11 @@ impl TrajectoryBuilder {
 
     /// Frees the spare capacity of the fact lists (after a whole window was walked).
     pub fn shrink_to_fit(&mut self) {
-        self.headers.shrink_to_fit();
-        self.known_prompts.shrink_to_fit();
-        self.step_starts.shrink_to_fit();
+        let shrink = |len: usize| len.saturating_add(crate::analysis::live_room(len));
+        self.headers.shrink_to(shrink(self.headers.len()));
+        self.known_prompts
+            .shrink_to(shrink(self.known_prompts.len()));
+        self.step_starts.shrink_to(shrink(self.step_starts.len()));
     }
 
     /// Whether the trajectory view differs from `other`'s.
