@@ -175,12 +175,23 @@ export function installOpenLog(hooks) {
   const toggle = document.querySelector('#follow');
   if (followSupported()) {
     toggleBox.hidden = false;
-    // The picker gives a handle the page can re-read; the plain input stays for everything else.
+    // The picker gives a handle the page can re-read; the plain input stays for everything else,
+    // and takes over where the picker is refused (a frame without the permission, say).
+    let pickerRefused = false;
     input.addEventListener('click', (event) => {
+      if (pickerRefused) return;
       event.preventDefault();
       window.showOpenFilePicker({ types: PICKER_TYPES, multiple: false })
         .then(async ([handle]) => hooks.open(await handle.getFile(), handle))
-        .catch((error) => { if (error?.name !== 'AbortError') hooks.showError('Could not open the log', error); });
+        .catch((error) => {
+          if (error?.name === 'AbortError') return;
+          if (error?.name === 'SecurityError' || error?.name === 'NotAllowedError') {
+            pickerRefused = true;
+            input.click();
+            return;
+          }
+          hooks.showError('Could not open the log', error);
+        });
     });
   }
   toggle.addEventListener('change', () => {
