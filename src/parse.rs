@@ -167,7 +167,6 @@ pub(crate) fn parse_text_rows(
         rows.torn_tail = Some(torn);
         rows.torn_text = bytes.get(text.len()..).unwrap_or_default().to_vec();
     }
-    rows.lines = bytes.iter().filter(|byte| **byte == b'\n').count();
     Ok(rows)
 }
 
@@ -180,9 +179,7 @@ pub(crate) fn parse_fed_lines(
 ) -> Result<Rows, Error> {
     let (text, torn) = framing::text_of_bytes(bytes, false)?;
     debug_assert!(torn.is_none(), "complete lines read as torn");
-    let mut rows = parse_json_lines(framing::without_bom(text), interner, framing)?;
-    rows.lines = bytes.iter().filter(|byte| **byte == b'\n').count();
-    Ok(rows)
+    parse_json_lines(framing::without_bom(text), interner, framing)
 }
 
 /// Reads a batch of JSON text under the rules of `framing`, sharing repeated config and tools
@@ -233,7 +230,9 @@ fn parse_json_lines(
 ) -> Result<Rows, Error> {
     let mut batch = Batch::new(framing);
     let mut remembered = [None; SLOTS];
+    let mut line_ends: usize = 0;
     for (line_index, line) in text.split_inclusive('\n').enumerate() {
+        line_ends = line_ends.saturating_add(usize::from(line.ends_with('\n')));
         let mut reader = Reader::resume(line.as_bytes(), 0, 0, remembered);
         if reader.peek().is_none() {
             continue;
@@ -248,7 +247,10 @@ fn parse_json_lines(
                     line: line_index.saturating_add(1),
                     bytes: line.len(),
                 };
-                return batch.finish(Some((tail, line.as_bytes().to_vec())));
+                return with_lines(
+                    batch.finish(Some((tail, line.as_bytes().to_vec()))),
+                    line_ends,
+                );
             }
             let line = line.strip_suffix('\n').unwrap_or(line);
             let line = line.strip_suffix('\r').unwrap_or(line);
@@ -256,7 +258,15 @@ fn parse_json_lines(
         }
         remembered = reader.remembered();
     }
-    batch.finish(None)
+    with_lines(batch.finish(None), line_ends)
+}
+
+/// `rows` of a text with `lines` line ends.
+pub(crate) fn with_lines(rows: Result<Rows, Error>, lines: usize) -> Result<Rows, Error> {
+    rows.map(|mut rows| {
+        rows.lines = lines;
+        rows
+    })
 }
 
 /// Whether the JSON of `line` failed with `error` because the line ended before the value did
@@ -300,7 +310,10 @@ impl Batch {
         let start = reader.position();
         let mut raw = RawEvent::default();
         raw.read_in_place(reader)?;
-        let text = reader.text_between(start, reader.position());
+        let text = raw
+            .may_be_header()
+            .then(|| reader.text_between(start, reader.position()))
+            .flatten();
         self.accept(&raw, interner, text);
         Ok(())
     }
@@ -609,6 +622,11 @@ impl<'a> RawEvent<'a> {
     /// struct this large is a `memory.copy`, which engines may run as a call out of wasm).
     fn read_in_place(&mut self, reader: &mut Reader<'a>) -> Step<()> {
         self.read_member_in_place(reader, true)
+    }
+
+    /// Whether this row may be a session header (whose JSON text is then kept whole).
+    fn may_be_header(&self) -> bool {
+        matches!(self, RawEvent::Object(object) if object.kind == TypeTag::Session && object.seq == Kind::Absent)
     }
 
     /// [`RawEvent::read_in_place`]; `row`: the event is a row of the batch (and may be an SDK

@@ -1,16 +1,18 @@
-//! Arbitrary bytes as JSON text into `Conversation::load_json`, `append_json` and `prepend_json`.
+//! Arbitrary bytes as JSON text, in session-log framing or not, into `Conversation::load_json`,
+//! `append_json`, `prepend_json` (as bytes: a torn last line may end inside a character) and
+//! `feed` (in pieces).
 //!
 //! Input: one control byte, then up to four segments separated by the byte 0xFF (never part of
-//! UTF-8, so a separator is never inside a character). Each segment becomes text with
-//! `String::from_utf8_lossy` and is passed to the call that bits `2i..2i+2` of the control byte
-//! name: 0 load (hasMore false), 1 append, 2 prepend (hasMore true), 3 load (hasMore true).
+//! UTF-8, so a separator is never inside a character). Each segment is passed to the call that
+//! bits `2i..2i+2` of the control byte name: 0 load (hasMore false), 1 append, 2 prepend
+//! (hasMore true), 3 feed, in pieces whose size the segment's first byte gives (1 to 256).
 //! After every call: a failed call left `lines()`, `views()` and the rest of the window exactly
 //! as before; a successful one gives the same `lines()` and `views()` as a fresh load of the
 //! window's events (D1), and `state_at` agrees with `lines()`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use promptfold::{Conversation, ConversationChange, Error, EventLine, Seq, Views};
+use promptfold::{Conversation, ConversationChange, Error, EventLine, JsonValue, Seq, Views};
 
 #[derive(Debug, PartialEq)]
 struct Snapshot {
@@ -19,6 +21,8 @@ struct Snapshot {
     window_start: Option<Seq>,
     has_more: bool,
     len: usize,
+    session: Option<JsonValue>,
+    unfinished: Vec<u8>,
 }
 
 fn snapshot(conversation: &Conversation) -> Snapshot {
@@ -28,6 +32,8 @@ fn snapshot(conversation: &Conversation) -> Snapshot {
         window_start: conversation.window_start(),
         has_more: conversation.has_more(),
         len: conversation.len(),
+        session: conversation.session().cloned(),
+        unfinished: conversation.unfinished_line().to_vec(),
     }
 }
 
@@ -56,19 +62,45 @@ fn check_ok(conversation: &Conversation, after: &Snapshot) {
     }
 }
 
+/// Feeds `segment` in pieces of the size its first byte gives, stopping at the first error (the
+/// pieces before it stay fed, as a caller's would); the error is checked against the state
+/// before that piece.
+fn feed(conversation: &mut Conversation, segment: &[u8]) -> Result<ConversationChange, Error> {
+    let size = segment.first().map_or(1, |first| usize::from(*first) + 1);
+    let mut last = ConversationChange::default();
+    for piece in segment.chunks(size) {
+        let before = snapshot(conversation);
+        match conversation.feed(piece) {
+            Ok(change) => {
+                assert!(
+                    !conversation.unfinished_line().contains(&b'\n'),
+                    "feed kept more than one line"
+                );
+                last = change;
+            }
+            Err(err) => {
+                assert_eq!(snapshot(conversation), before, "a failed feed changed the window: {err}");
+                assert!(!err.code().is_empty());
+                // The pieces before it stay fed: the caller checks them as a success.
+                return Ok(last);
+            }
+        }
+    }
+    Ok(last)
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&control, rest)) = data.split_first() else {
         return;
     };
     let mut conversation = Conversation::new();
     for (index, segment) in rest.split(|&byte| byte == 0xFF).take(4).enumerate() {
-        let text = String::from_utf8_lossy(segment);
         let before = snapshot(&conversation);
         let result: Result<ConversationChange, Error> = match (control >> (2 * index)) & 3 {
-            0 => conversation.load_json(&text, false),
-            1 => conversation.append_json(&text),
-            2 => conversation.prepend_json(&text, true),
-            _ => conversation.load_json(&text, true),
+            0 => conversation.load_json_bytes(segment, false),
+            1 => conversation.append_json_bytes(segment),
+            2 => conversation.prepend_json_bytes(segment, true),
+            _ => feed(&mut conversation, segment),
         };
         let after = snapshot(&conversation);
         match result {

@@ -5,7 +5,7 @@
 //! and column.
 
 use super::framing::{Framing, Rows, TornTail, BOM};
-use super::{Batch, RawEvent};
+use super::{with_lines, Batch, RawEvent};
 use crate::error::Error;
 use crate::intern::JsonInterner;
 use crate::json::reader::{Container, Failed, Memory, Reader, Remembered, Step, SLOTS};
@@ -251,7 +251,11 @@ fn array_step(
         return Ok(None);
     }
     if valid {
-        batch.accept(&raw, interner, reader.text_between(start, end));
+        let text = raw
+            .may_be_header()
+            .then(|| reader.text_between(start, end))
+            .flatten();
+        batch.accept(&raw, interner, text);
     }
     Ok(Some(Progress::Element))
 }
@@ -301,14 +305,6 @@ fn read_lines(mut stream: Stream<'_>, interner: &mut JsonInterner, framing: Fram
             return Streamed::Read(with_lines(batch.finish(None), lines));
         }
     }
-}
-
-/// `rows` of a text with `lines` line ends.
-fn with_lines(rows: Result<Rows, Error>, lines: usize) -> Result<Rows, Error> {
-    rows.map(|mut rows| {
-        rows.lines = lines;
-        rows
-    })
 }
 
 /// Where the first line of `text` ends (its `\n`), if it does.
