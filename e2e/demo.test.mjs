@@ -13,10 +13,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { pageStarts } from '../www/paging.mjs';
+import { freePort } from './harness.mjs';
 
 const www = fileURLToPath(new URL('../www/', import.meta.url));
 const screenshotPath = fileURLToPath(new URL('./screenshot.png', import.meta.url));
@@ -37,17 +37,6 @@ let browser;
 let page;
 let baseUrl;
 const problems = []; // console errors and page errors
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitForServer(url, ms) {
   const deadline = Date.now() + ms;

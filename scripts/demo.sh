@@ -6,6 +6,7 @@
 #   bash scripts/demo.sh --no-build      # serve what is in www/ (www/pkg/ from an earlier build)
 #   bash scripts/demo.sh --build-only    # build and copy pkg/web/ to www/pkg/, then exit
 #
+# The build also copies the zstd decoder for compressed logs to www/vendor/ (scripts/vendor-zstd.sh).
 # The server is python3's http.server bound to 127.0.0.1 (it serves .wasm as application/wasm,
 # which the streaming compile in init() needs). Stop it with Ctrl-C.
 set -euo pipefail
@@ -13,7 +14,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export PATH="$HOME/.cargo/bin:$PATH"
 
-usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { printf 'demo: %s\n' "$*" >&2; exit 1; }
 
 port=${PORT:-8080}
@@ -54,6 +55,7 @@ if [ "$build" = 1 ]; then
   rm -rf www/pkg
   cp -R pkg/web www/pkg
   echo "demo: copied pkg/web/ to www/pkg/"
+  bash scripts/vendor-zstd.sh
 fi
 
 [ "$serve" = 1 ] || exit 0

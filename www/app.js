@@ -3,6 +3,7 @@
 
 import { pageStart } from './paging.mjs';
 import { changeDiffFor, diffFor, diffSummary, diffView as promptDiffView, tabbedViews } from './diff-view.js';
+import * as openLog from './open-log.js';
 
 // ---------------------------------------------------------------------------------------------
 // Small DOM helpers.
@@ -176,9 +177,11 @@ function openSample(all) {
     throw error;
   }
   clearErrors();
+  openLog.stopFollowing(app.source);
   replaceConversation(conv);
   app.sample = all;
   app.source = { kind: 'sample', name: 'sample-session.json', all, firstWindowStart: all[start]?.seq };
+  openLog.updateFollowToggle(app.source);
   indexEvents(all.slice(start));
   app.fresh = { added: new Set(), changed: new Set(), rows: new Set(), changedRows: new Set() };
   app.expandedRows.clear();
@@ -244,56 +247,61 @@ function rowFingerprints() {
   return map;
 }
 
-/** Parses a log like the crate does (a JSON array, or JSON lines), for the transcript. */
-function parseLogForTranscript(text) {
-  const trimmed = text.replace(/^\uFEFF/, '').trim();
-  if (trimmed.startsWith('[')) return JSON.parse(trimmed);
-  return trimmed.split(/\r?\n/).filter((line) => line.trim() !== '').map((line) => JSON.parse(line));
-}
-
-async function openFile(file) {
+async function openFile(file, handle) {
   if (!file) return;
   if (!app.Conversation) {
     showError('The demo is not ready', new Error('The WebAssembly module is not loaded.'));
     return;
   }
-  let text;
+  let read;
   try {
-    text = await file.text();
+    read = await openLog.readLogFile(file);
   } catch (error) {
     showError(`Could not read ${file.name}`, error);
     return;
   }
-  const conv = new app.Conversation();
+  let opened;
   try {
-    conv.loadJson(text, false);
+    opened = openLog.loadLog(app.Conversation, read.bytes);
   } catch (error) {
-    conv.free?.();
-    showError(`Could not open ${file.name}`, error);
-    return;
-  }
-  let events;
-  try {
-    events = parseLogForTranscript(text);
-    if (!Array.isArray(events)) throw new Error('expected a JSON array of events');
-    events = events.filter((event) => event && typeof event === 'object' && Number.isFinite(event.seq));
-  } catch (error) {
-    conv.free?.();
     showError(`Could not open ${file.name}`, error);
     return;
   }
   clearErrors();
-  replaceConversation(conv);
+  openLog.stopFollowing(app.source);
+  replaceConversation(opened.conv);
   app.promptLabels = new Map();
-  app.source = { kind: 'file', name: file.name };
-  indexEvents(events);
+  app.source = {
+    kind: 'file', name: file.name, handle, bytes: read.bytes.length, compressedBytes: read.compressedBytes,
+    conv: opened.conv, session: opened.session, tornTail: opened.tornTail, tornBytes: opened.tornBytes, numbering: opened.numbering,
+  };
+  openLog.updateFollowToggle(app.source);
+  indexEvents(opened.events);
   app.fresh = { added: new Set(), changed: new Set(), rows: new Set(), changedRows: new Set() };
   app.expandedRows.clear();
   app.openCards.clear();
   readViews();
   app.selected = app.events.at(-1)?.seq ?? null;
-  setStatus([`Opened ${file.name}: ${plural(conv.length, 'event')}.`]);
+  setStatus([`Opened ${file.name}: ${plural(opened.conv.length, 'event')}.`,
+    opened.tornTail ? ` Its last line (line ${opened.tornTail.line}) is torn and was left out.` : '']);
   renderAll({ scrollChat: 'end' });
+}
+
+/** Shows the events a followed file's new bytes brought (the hook of open-log.js). */
+function showFed({ change, events }) {
+  const atEnd = app.selected === null || app.selected === app.events.at(-1)?.seq;
+  if (events.length) indexEvents([...app.events, ...events]);
+  readViews();
+  const report = plain(change);
+  app.fresh = {
+    added: new Set((report.chat?.added ?? []).map((card) => card.key)),
+    changed: new Set((report.chat?.changed ?? []).map((card) => card.key)),
+    rows: new Set(),
+    changedRows: new Set(),
+  };
+  if (atEnd) app.selected = app.events.at(-1)?.seq ?? null;
+  if (events.length) setStatus([`Followed ${app.source.name}: ${plural(events.length, 'new event')}, ${app.fresh.added.size} new cards.`]);
+  renderAll({ scrollChat: atEnd ? 'end' : 'keep' });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -394,6 +402,7 @@ function renderWindowInfo() {
       first !== undefined ? `, seq ${first}–${last}` : '', ' · ',
       app.sample ? h('button', { type: 'button', class: 'link-button', onclick: () => openSample(app.sample) }, 'Back to the sample session') : null);
   }
+  openLog.renderSessionInfo($('#session-info'), app.source, h);
   button.disabled = !(app.source.kind === 'sample' && conv.hasMore);
   if (app.source.kind === 'sample' && conv.hasMore) {
     const end = app.source.all.findIndex((event) => event.seq === conv.windowStart);
@@ -911,7 +920,14 @@ function bindUi() {
     event.preventDefault();
     depth = 0;
     zone.hidden = true;
-    openFile(event.dataTransfer.files?.[0]).catch((error) => showError('Could not open the log', error));
+    const handle = openLog.droppedHandle(event.dataTransfer);
+    const file = event.dataTransfer.files?.[0];
+    Promise.resolve(handle).then((fileHandle) => openFile(file, fileHandle))
+      .catch((error) => showError('Could not open the log', error));
+  });
+  openLog.installOpenLog({
+    open: openFile, fed: showFed, source: () => app.source, showError, h,
+    render: () => openLog.renderSessionInfo($('#session-info'), app.source, h),
   });
   window.addEventListener('unhandledrejection', (event) => showError('Something went wrong', event.reason));
   let saved = 'en';

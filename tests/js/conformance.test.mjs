@@ -7,6 +7,7 @@ import { isDeepStrictEqual } from "node:util";
 import { loadCases } from "./cases.mjs";
 import { firstDifference } from "./compare.mjs";
 import { promptfold } from "./promptfold.mjs";
+import { ReplayedChat } from "./replay.mjs";
 
 const { Conversation, inspectSystemPrompt, inspectRequestPrompt } = promptfold;
 
@@ -27,21 +28,6 @@ function pureLines(events) {
   }
   state?.free();
   return lines;
-}
-
-class ReplayedChat {
-  cards = new Map();
-  apply(change) {
-    for (const key of change.chat.removed) this.cards.delete(key);
-    for (const card of [...change.chat.added, ...change.chat.changed]) this.cards.set(card.key, card);
-  }
-  list() {
-    const order = (card) => [card.anchorSeq, card.source === "request" ? 0 : 1, card.seq];
-    return [...this.cards.values()].sort((a, b) => {
-      const [x, y] = [order(a), order(b)];
-      return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
-    });
-  }
 }
 
 function runCase(kase, check) {

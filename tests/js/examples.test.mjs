@@ -1,0 +1,124 @@
+// The runnable examples: examples/open-session.mjs on each bundled session file (its header,
+// cards and torn line printed as the library reads them), and examples/follow.mjs on a file that
+// grows while it runs (cut inside a line and inside a multi-byte character), bounded by --for.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { repoRoot } from "./cases.mjs";
+import { promptfold } from "./promptfold.mjs";
+
+const { Conversation } = promptfold;
+const sessions = join(repoRoot, "examples", "sessions");
+const openSession = join(repoRoot, "examples", "open-session.mjs");
+const follow = join(repoRoot, "examples", "follow.mjs");
+
+/** What the library reads from a file: header, torn tail, chat cards and the last prompt's seq. */
+function libraryRead(bytes) {
+  const conv = new Conversation();
+  try {
+    const change = conv.loadJson(bytes, false);
+    const promptSeq = conv.stateAt(Number.MAX_SAFE_INTEGER)?.effective?.seq;
+    return { session: conv.session, tornTail: change.tornTail, cards: conv.views().chat.map((card) => card.key), length: conv.length, promptSeq };
+  } finally {
+    conv.free();
+  }
+}
+
+const run = (args) => spawnSync(process.execPath, args, { cwd: repoRoot, encoding: "utf8", timeout: 30000 });
+
+for (const name of ["session.jsonl", "notifications.jsonl", "seqless.jsonl", "torn.jsonl"]) {
+  test(`open-session.mjs prints the header and cards of ${name}`, () => {
+    const path = join(sessions, name);
+    const expected = libraryRead(readFileSync(path));
+    const result = run([openSession, path]);
+    assert.equal(result.status, 0, result.stderr);
+    const out = result.stdout;
+    if (expected.session) assert.match(out, new RegExp(`^session ${expected.session.id} · format ${expected.session.version} · cwd ${expected.session.cwd}`, "m"));
+    else assert.match(out, /^no session header/m);
+    assert.equal(/^torn: /m.test(out), expected.tornTail !== undefined);
+    if (expected.tornTail) assert.match(out, new RegExp(`^torn: line ${expected.tornTail.line} \\(${expected.tornTail.bytes} bytes\\)`, "m"));
+    assert.match(out, new RegExp(`^${expected.length} events`, "m"));
+    const cards = [...out.matchAll(/^card (\S+) /gm)].map((m) => m[1]);
+    assert.deepEqual(cards, expected.cards);
+    assert.ok(cards.length >= 2, "the session has prompt cards");
+  });
+}
+
+test("open-session.mjs opens a zstd-compressed log like the plain one", () => {
+  const plain = run([openSession, join(sessions, "session.jsonl")]);
+  const compressed = run([openSession, join(sessions, "session.jsonl.zst")]);
+  assert.equal(compressed.status, 0, compressed.stderr);
+  assert.equal(compressed.stdout, plain.stdout);
+});
+
+test("open-session.mjs without a path opens the bundled sample; a format 2 log fails with its code", () => {
+  const sample = run([openSession]);
+  assert.equal(sample.status, 0, sample.stderr);
+  assert.equal(sample.stdout, run([openSession, join(sessions, "session.jsonl")]).stdout);
+  const old = run([openSession, join(sessions, "format2.jsonl")]);
+  assert.equal(old.status, 1);
+  assert.match(old.stderr, /UNSUPPORTED_FORMAT_VERSION/);
+});
+
+test("follow.mjs feeds a growing file and prints new cards and the prompt in force", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "promptfold-follow-"));
+  const path = join(dir, "growing.jsonl");
+  const whole = readFileSync(join(sessions, "session.jsonl"));
+  const expected = libraryRead(whole);
+  // Cut inside the first prompt's multi-byte characters, then in two more places.
+  const first = whole.indexOf(Buffer.from("提示词", "utf8")) + 1;
+  const cuts = [first, Math.floor(whole.length * 0.6), whole.length - 7, whole.length];
+  writeFileSync(path, whole.subarray(0, cuts[0]));
+  const child = spawn(process.execPath, [follow, path, "--interval", "100", "--for", "20"], { cwd: repoRoot });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (chunk) => { out += chunk; });
+  child.stderr.on("data", (chunk) => { err += chunk; });
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  const waitFor = async (pattern, ms = 10000) => {
+    const until = Date.now() + ms;
+    while (!(typeof pattern === "function" ? pattern() : pattern.test(out))) {
+      if (Date.now() > until) throw new Error(`timed out waiting for ${pattern}; stdout:\n${out}\nstderr:\n${err}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  /** The cards the output's card lines add up to. */
+  const printedCards = () => {
+    const cards = new Set();
+    for (const [, sign, key] of out.matchAll(/^([+~-]) card (\S+)/gm)) {
+      if (sign === "-") cards.delete(key);
+      else cards.add(key);
+    }
+    return [...cards].sort();
+  };
+  const lastPrompt = () => [...out.matchAll(/^prompt in force \((\d+) events\): (.*)$/gm)].at(-1);
+  try {
+    await waitFor(/^following /m);
+    await waitFor(/^session /m);
+    for (let i = 1; i < cuts.length; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      appendFileSync(path, whole.subarray(cuts[i - 1], cuts[i]));
+    }
+    await waitFor(() => printedCards().join() === [...expected.cards].sort().join() && lastPrompt()?.[2].startsWith(`seq ${expected.promptSeq},`));
+    child.kill("SIGINT");
+    assert.equal(await exited, 0, err);
+  } finally {
+    if (child.exitCode === null) child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  }
+  assert.equal(err, "");
+  assert.match(out, new RegExp(`^session ${expected.session.id} · format ${expected.session.version}`, "m"));
+  // The card lines replayed give the library's final cards; the prompt is printed as it changes.
+  assert.deepEqual(printedCards(), [...expected.cards].sort());
+  const prompts = [...out.matchAll(/^prompt in force \((\d+) events\): seq (\d+)/gm)].map((m) => Number(m[2]));
+  assert.ok(new Set(prompts).size >= 2, `the prompt is printed again when it changes: ${prompts}`);
+  assert.equal(prompts.at(-1), expected.promptSeq);
+});
+
+test("the committed session files are what scripts/make-session-files.mjs writes", () => {
+  const result = run([join(repoRoot, "scripts", "make-session-files.mjs"), "--check"]);
+  assert.equal(result.status, 0, result.stderr);
+});
