@@ -3,11 +3,13 @@
 
 use crate::chat::{ChatBuilder, ChatCard};
 use crate::event::{EventKind, Seq, SessionEvent};
+use crate::fold::surface::SurfaceFold;
 use crate::fold::{inspect_system_prompt, SystemPromptState};
 use crate::location::Locator;
 use crate::observe::Observed;
 use crate::request::{inspect_header, RequestPromptInspection};
 use crate::trajectory::{Trajectory, TrajectoryBuilder};
+use crate::views::context::Context;
 use crate::views::{EventLine, Views};
 
 mod prepend;
@@ -67,6 +69,8 @@ pub(crate) struct Analysis {
     inspections: Vec<(Seq, Box<RequestPromptInspection>)>,
     chat: ChatBuilder,
     trajectory: TrajectoryBuilder,
+    /// The context after every surface event.
+    surface: SurfaceFold,
 }
 
 impl Analysis {
@@ -83,6 +87,7 @@ impl Analysis {
     pub fn new(window_start: Option<Seq>) -> Analysis {
         Analysis {
             window_start,
+            surface: SurfaceFold::new(window_start),
             ..Analysis::default()
         }
     }
@@ -104,6 +109,7 @@ impl Analysis {
         for event in events {
             self.walk(event, &mut delta);
         }
+        self.surface.extend(events);
         delta
     }
 
@@ -159,6 +165,11 @@ impl Analysis {
     /// The state at `index` (see [`Analysis::state_index`]).
     pub fn state_by_index(&self, index: usize) -> Option<&SystemPromptState> {
         self.states.get(index)
+    }
+
+    /// The context at `seq`: after every event with seq `<= seq`.
+    pub fn context_at(&self, seq: Seq) -> Context {
+        Context::of(&self.surface.nodes_at(seq), &self.surface.sums_at(seq))
     }
 
     /// The inspection of the header at exactly `seq`.

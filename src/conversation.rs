@@ -10,6 +10,7 @@ use crate::front_vec::{FrontVec, Spare};
 use crate::intern::JsonInterner;
 use crate::parse::parse_events_with;
 use crate::request::RequestPromptInspection;
+use crate::views::context::Context;
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
 
 /// A window of a session log: the newest page first, live events at the tail, older pages
@@ -175,6 +176,12 @@ impl Conversation {
     /// One line per loaded event (FORMAT.md's window lines).
     pub fn lines(&self) -> Vec<EventLine> {
         self.analysis.lines(&self.events)
+    }
+
+    /// What the model's context held at `seq` (after every event with seq `<= seq`): the
+    /// surviving surface nodes in surface order, their estimated tokens and breakdown.
+    pub fn context_at(&self, seq: Seq) -> Context {
+        self.analysis.context_at(seq)
     }
 
     /// Chat cards and trajectory of the window.

@@ -7,6 +7,7 @@
 //! stays valid and unchanged, and keeping one costs a few dozen bytes.
 
 mod history;
+pub(crate) mod surface;
 
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -56,6 +56,7 @@ mod error;
 mod event;
 mod fold;
 mod front_vec;
+mod input;
 mod intern;
 mod jsjson;
 mod json;
@@ -84,9 +85,10 @@ pub use chat::{CardKey, CardSource, ChatCard, TitleKey};
 pub use conversation::Conversation;
 pub use error::Error;
 pub use event::{
-    EventKind, HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, Time, TurnField,
-    MAX_SAFE_INTEGER,
+    EventKind, HeaderReason, MessageRole, RequestHeader, Seq, SessionEvent, SurfaceMessage,
+    SurfaceOp, Time, TurnField, MAX_SAFE_INTEGER,
 };
+pub use fold::surface::NodeType;
 pub use fold::{
     inspect_system_prompt, PositionedSystem, SystemPromptNode, SystemPromptState,
     SystemPromptStateJson,
@@ -100,4 +102,5 @@ pub use request::{
     inspect_request_prompt, ChangeKind, PromptChange, PromptSnapshot, RequestPromptInspection,
 };
 pub use trajectory::{HeaderFact, Request, Trajectory};
+pub use views::context::{Context, ContextBreakdown, ContextNode};
 pub use views::{ChatChange, ConversationChange, EventLine, Views};

@@ -8,6 +8,8 @@ use crate::fold::SystemPromptStateJson;
 use crate::request::RequestPromptInspection;
 use crate::trajectory::Trajectory;
 
+pub mod context;
+
 /// One event of the window with the fold state after it (FORMAT.md's EventLine).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]

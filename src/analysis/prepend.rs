@@ -49,6 +49,9 @@ impl Analysis {
             },
             None => compare(self, &new),
         };
+        // The surface fold converges with no walk: every later context holds the page's nodes.
+        new.surface = crate::fold::surface::SurfaceFold::new(new.window_start);
+        new.surface.extend(page.iter().chain(window));
         *self = new;
         change
     }
