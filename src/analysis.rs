@@ -9,7 +9,7 @@ use crate::location::Locator;
 use crate::observe::Observed;
 use crate::request::{inspect_header, RequestPromptInspection};
 use crate::trajectory::{Trajectory, TrajectoryBuilder};
-use crate::views::context::Context;
+use crate::views::context::{Context, ContextBreakdown};
 use crate::views::{EventLine, Views};
 
 mod prepend;
@@ -170,6 +170,12 @@ impl Analysis {
     /// The context at `seq`: after every event with seq `<= seq`.
     pub fn context_at(&self, seq: Seq) -> Context {
         Context::of(&self.surface.nodes_at(seq), &self.surface.sums_at(seq))
+    }
+
+    /// The breakdown of the context at `seq` and whether it is incomplete.
+    pub fn context_summary_at(&self, seq: Seq) -> (ContextBreakdown, bool) {
+        let sums = self.surface.sums_at(seq);
+        (ContextBreakdown::of(&sums), sums.incomplete)
     }
 
     /// The inspection of the header at exactly `seq`.

@@ -10,7 +10,7 @@ use crate::front_vec::{FrontVec, Spare};
 use crate::intern::JsonInterner;
 use crate::parse::parse_events_with;
 use crate::request::RequestPromptInspection;
-use crate::views::context::Context;
+use crate::views::context::{Context, ContextBreakdown};
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
 
 /// A window of a session log: the newest page first, live events at the tail, older pages
@@ -182,6 +182,11 @@ impl Conversation {
     /// surviving surface nodes in surface order, their estimated tokens and breakdown.
     pub fn context_at(&self, seq: Seq) -> Context {
         self.analysis.context_at(seq)
+    }
+
+    /// The breakdown of the context at `seq` and whether it is incomplete, without its nodes.
+    pub fn context_summary_at(&self, seq: Seq) -> (ContextBreakdown, bool) {
+        self.analysis.context_summary_at(seq)
     }
 
     /// Chat cards and trajectory of the window.

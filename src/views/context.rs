@@ -28,7 +28,7 @@ pub struct ContextNode {
     pub tokens: u32,
 }
 
-/// The estimated tokens of a context, by part. The parts sum to `total_tokens`.
+/// The estimated tokens of a context, by part. The parts sum to the total.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]

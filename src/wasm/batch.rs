@@ -24,7 +24,9 @@ const encoder = new TextEncoder();
 const TYPE_TAGS = new Map([
   ["system/message", 1], ["request/header", 2], ["turn/start", 3], ["turn/end", 4],
   ["step/start", 5], ["step/end", 6],
+  ["user/message", 8], ["assistant/message", 9], ["tool/result", 10], ["developer/message", 11],
 ]);
+const USER_TAG = 8;
 const OTHER_TYPE = 7;
 const REASONS = new Map([["initial", 1], ["resume", 2], ["change", 3], ["series", 4]]);
 // Slot values for `time`, `turn` and `step` that are not finite numbers.
@@ -618,6 +620,10 @@ class Packer {
     this.count = at + 8;
     if (tag === 1) this.promptText(record ? data.message : undefined);
     if (tag === 2) this.header(record ? data : undefined);
+    if (tag >= USER_TAG) {
+      const content = !record ? undefined : tag === USER_TAG ? data.content : messageContent(data.message);
+      this.push(contentTokens(content));
+    }
   }
 
   // Every `{type: "text", text}` block of `message.content`, joined.
@@ -662,6 +668,81 @@ class Packer {
   }
 }
 
+// A message's content (see parse::packed: the content JSON text would give).
+function messageContent(message) {
+  if (isPlainRecord(message)) return message.content;
+  if (isSimple(message) || isPlainArray(message)) return undefined;
+  throw AS_JSON;
+}
+
+// The token cost of a message's content blocks (src/input/tokens.rs has the rules).
+function contentTokens(content) {
+  if (typeof content === "string") return Math.ceil(content.length / 4) + 4;
+  if (isPlainArray(content)) {
+    let tokens = 0;
+    for (let i = 0; i < content.length; i++) tokens += blockTokens(content[i]);
+    return tokens;
+  }
+  if (isSimple(content) || isPlainRecord(content)) return 0;
+  throw AS_JSON;
+}
+
+// The token cost of one block. A block JSON cannot write (a BigInt, a cycle) costs what null
+// costs, as slimContent writes it.
+function blockTokens(block) {
+  if (isPlainRecord(block)) {
+    const type = block.type;
+    if (!isSimple(type)) throw AS_JSON;
+    if (type === "text" || type === "reasoning") {
+      const text = block.text;
+      if (typeof text === "string") return Math.ceil(text.length / 4) + 4;
+      if (!isSimple(text)) throw AS_JSON;
+    } else if (type === "tool-call") {
+      const name = stringLength(block.name), args = argumentsLength(block.arguments);
+      if (args >= 0) return Math.ceil(name / 4) + Math.ceil(args / 4) + 4;
+      return 5;
+    }
+  } else if (!isSimple(block) && !isPlainArray(block)) {
+    throw AS_JSON;
+  }
+  const length = jsonLength(block);
+  return length >= 0 ? 4 + Math.ceil(length / 4) : 5;
+}
+
+// A tool call's name: its length as a string, else 0.
+function stringLength(value) {
+  if (typeof value === "string") return value.length;
+  if (isSimple(value)) return 0;
+  throw AS_JSON;
+}
+
+// A tool call's arguments: a string's length, else the JSON length of the value (-1: JSON
+// cannot write it).
+function argumentsLength(value) {
+  if (typeof value === "string") return value.length;
+  if (isOmitted(value)) return 0;
+  if (isSimple(value) || isPlainRecord(value) || isPlainArray(value)) return jsonLength(value);
+  throw AS_JSON;
+}
+
+// JSON.stringify(value).length (null's for what JSON leaves out), -1 when JSON cannot write it.
+function jsonLength(value) {
+  try {
+    const json = JSON.stringify(value);
+    return json === undefined ? 4 : json.length;
+  } catch {
+    return -1;
+  }
+}
+
+// A message's content for JSON.stringify: a block JSON cannot write becomes null.
+function slimContent(content) {
+  if (!isPlainArray(content)) return content;
+  return content.map((block) => (jsonLength(block) >= 0 ? block : null));
+}
+
+const MESSAGE_TYPES = new Set(["assistant/message", "tool/result", "developer/message"]);
+
 // The members of one event the rules read, for JSON.stringify.
 function slimEvent(event) {
   if (!isJsonRecord(event)) return event;
@@ -680,6 +761,11 @@ function slimEvent(event) {
   }
   const kept = { turn: own(data, "turn"), step: own(data, "step") };
   if (type === "system/message") kept.message = slimMessage(own(data, "message"));
+  if (type === "user/message") kept.content = slimContent(own(data, "content"));
+  if (MESSAGE_TYPES.has(type)) {
+    const message = own(data, "message");
+    kept.message = isJsonRecord(message) ? { content: slimContent(own(message, "content")) } : message;
+  }
   if (type === "request/header") {
     kept.reason = own(data, "reason");
     kept.startsSeries = own(data, "startsSeries");

@@ -3,6 +3,7 @@
 
 mod batch;
 mod cards;
+mod context;
 mod conversation;
 mod convert;
 mod data;

@@ -6,6 +6,9 @@ import {
   inspectSystemPrompt,
   wasmMemoryBytes,
   type ChatCard,
+  type Context,
+  type ContextNode,
+  type ContextSummary,
   type ConversationChange,
   type ErrorCode,
   type EventLine,
@@ -76,6 +79,17 @@ try {
   const seq: number | undefined = typed.seq;
   void [code, index, seq];
 }
+// What the model saw at seq 3: its nodes, their tokens, the breakdown.
+const context: Context = conversation.contextAt(3);
+const firstNode: ContextNode | undefined = context.nodes[0];
+const nodeTokens: number | undefined = firstNode?.tokens;
+const superseded: number = context.breakdown.supersededSystemTokens;
+const summary: ContextSummary = conversation.contextSummaryAt(3);
+const summaryIncomplete: boolean = summary.incomplete;
+void [nodeTokens, superseded, summaryIncomplete];
+// @ts-expect-error a node's type is one of the five surface types
+const wrongNodeType: ContextNode["type"] = "tool/call";
+void wrongNodeType;
 {
   using scoped = new Conversation();
   scoped.load(events, true);
