@@ -9,7 +9,7 @@ use crate::location::Locator;
 use crate::observe::Observed;
 use crate::request::{inspect_header, RequestPromptInspection};
 use crate::trajectory::{Trajectory, TrajectoryBuilder};
-use crate::views::context::{Context, ContextBreakdown};
+use crate::views::context::{Context, ContextBreakdown, ContextTotals, RequestContext};
 use crate::views::{EventLine, Views};
 
 mod prepend;
@@ -109,7 +109,12 @@ impl Analysis {
         for event in events {
             self.walk(event, &mut delta);
         }
+        // Only the last request's context can change when events follow it.
+        let before = self.last_request_context();
+        let requests = self.surface.request_count();
         self.surface.extend(events);
+        delta.trajectory_changed |= self.surface.request_count() != requests
+            || self.surface.request_count() > 0 && self.last_request_context() != before;
         delta
     }
 
@@ -221,9 +226,10 @@ impl Analysis {
         self.chat.cards_by_seq()
     }
 
-    /// Whether the trajectory view differs from `other`'s.
+    /// Whether the trajectory view differs from `other`'s, request contexts included.
     pub fn trajectory_differs(&self, other: &Analysis) -> bool {
         self.trajectory.differs(&other.trajectory)
+            || self.request_contexts() != other.request_contexts()
     }
 
     /// All chat cards, in chat order.
@@ -231,9 +237,69 @@ impl Analysis {
         self.chat.cards()
     }
 
-    /// The trajectory view.
+    /// The trajectory view, each request with its context.
     pub fn trajectory(&self) -> Trajectory {
-        self.trajectory.trajectory()
+        let mut trajectory = self.trajectory.trajectory();
+        for (index, request) in trajectory.requests.iter_mut().enumerate() {
+            request.context = self.request_context(index).unwrap_or_default();
+        }
+        trajectory
+    }
+
+    /// The context of the `index`-th request.
+    fn request_context(&self, index: usize) -> Option<RequestContext> {
+        let facts = self.surface.request(index)?;
+        let sums = self.surface.sums_at(facts.seq);
+        let (answer_seq, usage) = facts.answer.unzip();
+        Some(RequestContext {
+            seq: facts.seq,
+            breakdown: ContextBreakdown::of(&sums),
+            incomplete: sums.incomplete,
+            answer_seq,
+            usage: usage.flatten(),
+            new_series: facts.new_series,
+        })
+    }
+
+    /// The context of every request.
+    fn request_contexts(&self) -> Vec<RequestContext> {
+        (0..self.surface.request_count())
+            .filter_map(|index| self.request_context(index))
+            .collect()
+    }
+
+    /// The context of the last request, which appended events may change.
+    fn last_request_context(&self) -> Option<RequestContext> {
+        let last = self.surface.request_count().checked_sub(1)?;
+        self.request_context(last)
+    }
+
+    /// Totals of the requests' contexts and of the prompt changes.
+    pub fn context_totals(&self) -> ContextTotals {
+        let (appended, rewritten) = self.surface.prompt_changes();
+        let mut totals = ContextTotals {
+            prompts_appended: appended,
+            prompts_rewritten: rewritten,
+            ..ContextTotals::default()
+        };
+        let count = |n: &mut u32, yes: bool| *n = n.saturating_add(u32::from(yes));
+        for context in &self.request_contexts() {
+            count(&mut totals.requests, true);
+            count(&mut totals.new_series, context.new_series);
+            totals.superseded_system_tokens +=
+                f64::from(context.breakdown.superseded_system_tokens);
+            totals.total_tokens += f64::from(context.breakdown.total_tokens);
+            let reads = context
+                .usage
+                .as_deref()
+                .and_then(|usage| usage.get("cacheReadTokens"))
+                .and_then(|reads| reads.as_f64());
+            if let Some(reads) = reads {
+                totals.cache_read_tokens += reads;
+                count(&mut totals.answers_with_cache_reads, true);
+            }
+        }
+        totals
     }
 
     /// Chat cards and trajectory.

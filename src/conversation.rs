@@ -10,7 +10,7 @@ use crate::front_vec::{FrontVec, Spare};
 use crate::intern::JsonInterner;
 use crate::parse::parse_events_with;
 use crate::request::RequestPromptInspection;
-use crate::views::context::{Context, ContextBreakdown};
+use crate::views::context::{Context, ContextBreakdown, ContextTotals};
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
 
 /// A window of a session log: the newest page first, live events at the tail, older pages
@@ -187,6 +187,12 @@ impl Conversation {
     /// The breakdown of the context at `seq` and whether it is incomplete, without its nodes.
     pub fn context_summary_at(&self, seq: Seq) -> (ContextBreakdown, bool) {
         self.analysis.context_summary_at(seq)
+    }
+
+    /// Totals over the window: requests, new series, prompt changes appended and rewritten,
+    /// superseded-prompt tokens summed over all requests, cache reads observed.
+    pub fn context_totals(&self) -> ContextTotals {
+        self.analysis.context_totals()
     }
 
     /// Chat cards and trajectory of the window.

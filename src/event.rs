@@ -98,14 +98,16 @@ pub enum MessageRole {
     Developer,
 }
 
-/// What the interpreter keeps of a surface message: its role and estimated token cost (the
-/// message text itself is never kept).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What the interpreter keeps of a surface message: its role, estimated token cost and usage
+/// (the message text itself is never kept).
+#[derive(Clone, Debug, PartialEq)]
 pub struct SurfaceMessage {
     /// The event type.
     pub role: MessageRole,
     /// Estimated tokens of the message: its content plus 4 (see `docs/context.md`).
     pub tokens: u32,
+    /// The provider's token usage as the log has it: `data.message.usage`, else `data.usage`.
+    pub usage: Option<Rc<JsonValue>>,
 }
 
 /// A replace or append operation on the conversation surface.

@@ -102,5 +102,5 @@ pub use request::{
     inspect_request_prompt, ChangeKind, PromptChange, PromptSnapshot, RequestPromptInspection,
 };
 pub use trajectory::{HeaderFact, Request, Trajectory};
-pub use views::context::{Context, ContextBreakdown, ContextNode};
+pub use views::context::{Context, ContextBreakdown, ContextNode, ContextTotals, RequestContext};
 pub use views::{ChatChange, ConversationChange, EventLine, Views};

@@ -57,7 +57,7 @@ mod keys {
     pub mod data {
         use crate::json::reader::{key, Key};
 
-        pub const ALL: [Key; 7] = [
+        pub const ALL: [Key; 8] = [
             key("turn"),
             key("step"),
             key("message"),
@@ -65,6 +65,7 @@ mod keys {
             key("header"),
             key("startsSeries"),
             key("content"),
+            key("usage"),
         ];
         pub const TURN: usize = 0;
         pub const STEP: usize = 1;
@@ -74,15 +75,18 @@ mod keys {
         pub const STARTS_SERIES: usize = 5;
         /// A `user/message`'s content (its data is the message).
         pub const CONTENT: usize = 6;
+        /// A message event's usage, when its message has none.
+        pub const USAGE: usize = 7;
     }
 
     /// A message's members (`role` is listed only to be skipped without a search).
     pub mod message {
         use crate::json::reader::{key, Key};
 
-        pub const ALL: [Key; 2] = [key("role"), key("content")];
+        pub const ALL: [Key; 3] = [key("role"), key("content"), key("usage")];
         pub const ROLE: usize = 0;
         pub const CONTENT: usize = 1;
+        pub const USAGE: usize = 2;
     }
 
     /// A content block's members.
@@ -446,6 +450,9 @@ impl TypeTag {
 }
 
 /// What the parser keeps of one event before validation.
+// One is read in place and reused for every event of a batch, never moved: its size costs
+// nothing per event.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub(crate) enum RawEvent<'a> {
     Object(RawObject<'a>),
@@ -628,6 +635,8 @@ struct RawData<'a> {
     message_tokens: u32,
     /// The token cost of `data.content`'s blocks (a user message's).
     content_tokens: u32,
+    /// `data.message.usage`, else `data.usage`.
+    usage: Option<Rc<JsonValue>>,
 }
 
 impl Default for RawData<'_> {
@@ -642,6 +651,7 @@ impl Default for RawData<'_> {
             starts_series: false,
             message_tokens: 0,
             content_tokens: 0,
+            usage: None,
         }
     }
 }
@@ -655,7 +665,7 @@ impl<'a> RawData<'a> {
         if reader.peek() != Some(b'{') {
             return reader.skip_value();
         }
-        use keys::data::{ALL, CONTENT, HEADER, MESSAGE, REASON, STARTS_SERIES, STEP, TURN};
+        use keys::data::{ALL, CONTENT, HEADER, MESSAGE, REASON, STARTS_SERIES, STEP, TURN, USAGE};
         // A header's data usually starts with its reason, any other's with its turn.
         let likely = if wants.message { TURN } else { REASON };
         let mut members = reader.begin_members(&ALL, likely)?;
@@ -667,11 +677,21 @@ impl<'a> RawData<'a> {
                     // The type is not known yet: both readings, from the checked text.
                     let raw = reader.raw_value()?;
                     data.text = read_prompt_text(&mut Reader::new(raw)).unwrap_or_default();
-                    data.message_tokens =
+                    let (tokens, usage) =
                         read_message_tokens(&mut Reader::new(raw)).unwrap_or_default();
+                    data.message_tokens = tokens;
+                    data.usage = usage.or(data.usage.take());
                 }
                 MESSAGE if wants.message => data.text = read_prompt_text(reader)?,
-                MESSAGE if wants.tokens => data.message_tokens = read_message_tokens(reader)?,
+                MESSAGE if wants.tokens => {
+                    let (tokens, usage) = read_message_tokens(reader)?;
+                    data.message_tokens = tokens;
+                    data.usage = usage.or(data.usage.take());
+                }
+                USAGE if wants.tokens => {
+                    let usage = Rc::new(reader.value()?);
+                    data.usage = data.usage.take().or(Some(usage));
+                }
                 CONTENT if wants.tokens => {
                     data.content_tokens = tokens::read_content_tokens(reader)?;
                 }
@@ -722,22 +742,23 @@ fn read_prompt_text<'a>(reader: &mut Reader<'a>) -> Step<Option<Cow<'a, str>>> {
     Ok(Some(text))
 }
 
-/// The token cost of a message object's `content` blocks (0 for anything else).
-fn read_message_tokens(reader: &mut Reader<'_>) -> Step<u32> {
+/// The token cost of a message object's `content` blocks (0 for anything else), and its
+/// `usage`.
+fn read_message_tokens(reader: &mut Reader<'_>) -> Step<(u32, Option<Rc<JsonValue>>)> {
     if reader.peek() != Some(b'{') {
-        return reader.skip_value().map(|()| 0);
+        return reader.skip_value().map(|()| (0, None));
     }
-    use keys::message::{ALL, CONTENT, ROLE};
-    let mut cost = 0;
+    use keys::message::{ALL, CONTENT, ROLE, USAGE};
+    let (mut cost, mut usage) = (0, None);
     let mut members = reader.begin_members(&ALL, ROLE)?;
     while let Some(member) = members.next(reader)? {
-        if member == CONTENT {
-            cost = tokens::read_content_tokens(reader)?;
-        } else {
-            reader.skip_value()?;
+        match member {
+            CONTENT => cost = tokens::read_content_tokens(reader)?,
+            USAGE => usage = Some(Rc::new(reader.value()?)),
+            _ => reader.skip_value()?,
         }
     }
-    Ok(cost)
+    Ok((cost, usage))
 }
 
 /// The joined text of a `content` array (anything else is `""`).
@@ -911,6 +932,7 @@ fn event_kind(
             EventKind::Message(SurfaceMessage {
                 role,
                 tokens: content.saturating_add(4),
+                usage: data.usage.clone(),
             })
         }
         TypeTag::Absent | TypeTag::Other => EventKind::Other,

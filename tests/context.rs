@@ -519,3 +519,85 @@ fn hand_computed_breakdowns() {
     assert!(!cut.context_at(6).incomplete);
     assert!(cut.context_at(7).incomplete);
 }
+
+/// Request contexts, cache facts and totals, computed by hand.
+#[test]
+fn request_contexts_and_totals() {
+    let step = |seq: i64, n: u64| {
+        event(
+            seq,
+            "step/start",
+            json!({ "turn": 1, "step": n }),
+            Value::Null,
+        )
+    };
+    let header = |seq: i64, reason: &str, tools: Value| json!({ "seq": seq, "type": "request/header", "data": { "reason": reason, "header": { "config": {}, "tools": tools } } });
+    let answer = |seq: i64, usage: Value| {
+        event(
+            seq,
+            "assistant/message",
+            json!({ "turn": 1, "message": { "role": "assistant",
+            "content": [{ "type": "text", "text": "ok" }], "usage": usage } }),
+            json!("append"),
+        )
+    };
+    let log = vec![
+        system(1, json!([{ "type": "text", "text": "Be brief." }])),
+        step(2, 1),
+        header(3, "initial", json!([])),
+        answer(4, json!({ "inputTokens": 20, "cacheReadTokens": 0 })),
+        step(5, 2),
+        // An in-history update: appended, so the cache survives.
+        system(6, json!([{ "type": "text", "text": "Be brief. Always." }])),
+        header(7, "change", json!([])),
+        answer(8, json!({ "inputTokens": 30, "cacheReadTokens": 12 })),
+        step(9, 3),
+        // A rewrite at the head: a new series.
+        event(
+            10,
+            "system/message",
+            json!({ "message": { "content": [{ "type": "text", "text": "New." }] } }),
+            json!({ "op": "replace", "startSeq": 1, "endSeq": 6 }),
+        ),
+        header(11, "series", json!([])),
+        step(12, 4),
+    ];
+    let conversation = loaded(&log);
+    let requests = conversation.views().trajectory.requests;
+    let contexts: Vec<_> = requests
+        .iter()
+        .map(|r| (r.context.seq, r.context.answer_seq, r.context.new_series))
+        .collect();
+    // Answered requests read their context before the answer; the unanswered ones before the
+    // next step start, the last at the window's end.
+    assert_eq!(
+        contexts,
+        [
+            (3, Some(4), true),
+            (7, Some(8), false),
+            (11, None, true),
+            (12, None, false)
+        ]
+    );
+    assert_eq!(
+        requests[1].context.breakdown,
+        conversation.context_summary_at(7).0
+    );
+    // Step 2 carries the superseded prompt (7) beside the new one (9), and the answer (5 + 4).
+    assert_eq!(parts(&conversation.context_at(7)), [9, 7, 0, 9, 25]);
+    let usage = serde_json::to_value(&requests[1].context.usage).unwrap();
+    assert_eq!(usage, json!({ "inputTokens": 30, "cacheReadTokens": 12 }));
+    let totals = conversation.context_totals();
+    assert_eq!((totals.requests, totals.new_series), (4, 2));
+    assert_eq!((totals.prompts_appended, totals.prompts_rewritten), (1, 1));
+    assert_eq!(totals.superseded_system_tokens, 7.0);
+    assert_eq!(
+        (totals.cache_read_tokens, totals.answers_with_cache_reads),
+        (12.0, 2)
+    );
+    // A changed tool set starts a new series too.
+    let mut changed = log[..9].to_vec();
+    changed[6] = header(7, "change", json!([{ "name": "read" }]));
+    let requests = loaded(&changed).views().trajectory.requests;
+    assert!(requests[1].context.new_series);
+}

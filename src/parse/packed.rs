@@ -18,7 +18,8 @@
 //!   `tools`: -1 absent, -2 the same JSON as the previous header's in the batch, `n` its JSON
 //!   text. Tags 8 `user/message`, 9 `assistant/message`, 10 `tool/result` and 11
 //!   `developer/message` are followed by the token cost of the message's content blocks (see
-//!   `input::tokens`; JS computes it from the objects, so that no message text crosses).
+//!   `input::tokens`; JS computes it from the objects, so that no message text crosses); an
+//!   assistant message's then by its usage: -1 absent, `n` its JSON text.
 
 use std::borrow::Cow;
 
@@ -199,6 +200,21 @@ impl<'a> Cursor<'a> {
                 let tokens = tokens as u32;
                 data.message_tokens = tokens;
                 data.content_tokens = tokens;
+                data.usage = None;
+                if kind == TypeTag::Message(MessageRole::Assistant) {
+                    if self.numbers.as_slice().first() == Some(&-1.0) {
+                        self.numbers.next();
+                    } else {
+                        let text = self.text()?;
+                        let mut reader =
+                            Reader::resume(text.as_bytes(), 0, HEADER_MEMBER_DEPTH, [None; SLOTS]);
+                        let usage = reader
+                            .value()
+                            .and_then(|value| reader.finish().map(|()| value))
+                            .map_err(|Failed| malformed(text, reader.error(), 0))?;
+                        data.usage = Some(std::rc::Rc::new(usage));
+                    }
+                }
             }
             _ => {}
         }
@@ -282,7 +298,13 @@ mod tests {
 
     #[test]
     fn message_records_carry_their_content_tokens() {
-        let record = |tag: f64, tokens: f64| [tag, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, tokens];
+        let record = |tag: f64, tokens: f64| {
+            let mut numbers = vec![tag, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, tokens];
+            if tag == 9.0 {
+                numbers.push(-1.0);
+            }
+            numbers
+        };
         let roles = [
             (8.0, MessageRole::User),
             (9.0, MessageRole::Assistant),
@@ -291,7 +313,11 @@ mod tests {
         ];
         for (tag, role) in roles {
             let events = read(&record(tag, 6.0), "").unwrap();
-            let expected = crate::event::SurfaceMessage { role, tokens: 10 };
+            let expected = crate::event::SurfaceMessage {
+                role,
+                tokens: 10,
+                usage: None,
+            };
             assert_eq!(events[0].kind, EventKind::Message(expected));
             for bad in [-1.0, 0.5, f64::NAN, f64::INFINITY, 5e9] {
                 assert!(matches!(
@@ -300,6 +326,29 @@ mod tests {
                 ));
             }
         }
+        let usage = r#"{"inputTokens":5,"cacheReadTokens":3}"#;
+        let numbers = [
+            9.0,
+            1.0,
+            0.0,
+            1.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            usage.len() as f64,
+        ];
+        let events = read(&numbers, usage).unwrap();
+        let EventKind::Message(message) = &events[0].kind else {
+            panic!("not a message");
+        };
+        let expected = crate::parse::parse_events(&format!(
+            r#"[{{"seq":1,"type":"assistant/message","data":{{"message":{{"usage":{usage}}}}}}}]"#
+        ))
+        .unwrap();
+        assert_eq!(events[0].kind, expected[0].kind);
+        assert!(message.usage.is_some());
     }
 
     #[test]

@@ -1,10 +1,13 @@
 //! What the model saw: the context at one point of the window, from the surface fold, and its
 //! token breakdown.
 
+use std::rc::Rc;
+
 use serde::Serialize;
 
 use crate::event::Seq;
 use crate::fold::surface::{NodeType, SurfaceSums, Survivor};
+use crate::json::JsonValue;
 
 /// A surviving surface node of a context.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -59,6 +62,59 @@ pub struct Context {
     /// not know (a prepend resolves it). The nodes before the window start are never known:
     /// a window with more events before it (`hasMore`) misses them too.
     pub incomplete: bool,
+}
+
+/// The context of one trajectory request and what the log shows of its prefix cache.
+///
+/// The request is the one its step sent: its context is read just before the first
+/// `assistant/message` after the step start (the answer) and before the next step start, or,
+/// unanswered, just before the next step start (at the window's last event for the last step).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct RequestContext {
+    /// The seq the context is read at (`contextAt(seq)` gives its nodes).
+    pub seq: Seq,
+    /// The token breakdown of the context.
+    pub breakdown: ContextBreakdown,
+    /// Whether the context is incomplete (as `incomplete` of `contextAt`).
+    pub incomplete: bool,
+    /// The seq of the answering assistant message, when one is loaded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub answer_seq: Option<Seq>,
+    /// The answer's `usage` as the log has it (`inputTokens`, `outputTokens`,
+    /// `cacheReadTokens`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown", optional))]
+    pub usage: Option<Rc<JsonValue>>,
+    /// Whether the request started a new series, so that the prefix cache was expected lost:
+    /// the first request of the window, a header with reason `series` or `startsSeries`, a
+    /// replacement, or a changed tool set since the previous request's context.
+    pub new_series: bool,
+}
+
+/// Totals of the window's requests and prompt changes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct ContextTotals {
+    /// Trajectory requests.
+    pub requests: u32,
+    /// Requests that started a new series (prefix cache expected lost).
+    pub new_series: u32,
+    /// System prompts appended while an earlier nonempty one survived (in-history updates).
+    pub prompts_appended: u32,
+    /// System prompts that replaced a range of the surface (rewritten at the head).
+    pub prompts_rewritten: u32,
+    /// Superseded-prompt tokens carried, summed over all requests.
+    pub superseded_system_tokens: f64,
+    /// Total tokens of all requests' contexts.
+    pub total_tokens: f64,
+    /// `usage.cacheReadTokens` summed over the answers that have it as a number.
+    pub cache_read_tokens: f64,
+    /// Requests whose answer has a `usage` with a numeric `cacheReadTokens`.
+    pub answers_with_cache_reads: u32,
 }
 
 /// The event type of a node type.

@@ -26,7 +26,7 @@ const TYPE_TAGS = new Map([
   ["step/start", 5], ["step/end", 6],
   ["user/message", 8], ["assistant/message", 9], ["tool/result", 10], ["developer/message", 11],
 ]);
-const USER_TAG = 8;
+const USER_TAG = 8, ASSISTANT_TAG = 9;
 const OTHER_TYPE = 7;
 const REASONS = new Map([["initial", 1], ["resume", 2], ["change", 3], ["series", 4]]);
 // Slot values for `time`, `turn` and `step` that are not finite numbers.
@@ -623,6 +623,7 @@ class Packer {
     if (tag >= USER_TAG) {
       const content = !record ? undefined : tag === USER_TAG ? data.content : messageContent(data.message);
       this.push(contentTokens(content));
+      if (tag === ASSISTANT_TAG) this.usage(record ? data : undefined);
     }
   }
 
@@ -647,6 +648,25 @@ class Packer {
       throw AS_JSON;
     }
     this.push(length);
+  }
+
+  // An assistant message's usage: `data.message.usage`, else `data.usage`.
+  usage(data) {
+    let usage;
+    if (data !== undefined) {
+      const message = data.message;
+      if (isPlainRecord(message) && !isOmitted(message.usage)) usage = message.usage;
+      else if (!isOmitted(data.usage)) usage = data.usage;
+    }
+    if (usage === undefined) return this.push(-1);
+    let json;
+    try {
+      json = JSON.stringify(usage);
+    } catch {
+      throw AS_JSON;
+    }
+    if (json === undefined) this.push(-1);
+    else this.text(json);
   }
 
   header(data) {
@@ -764,7 +784,10 @@ function slimEvent(event) {
   if (type === "user/message") kept.content = slimContent(own(data, "content"));
   if (MESSAGE_TYPES.has(type)) {
     const message = own(data, "message");
-    kept.message = isJsonRecord(message) ? { content: slimContent(own(message, "content")) } : message;
+    kept.message = isJsonRecord(message)
+      ? { content: slimContent(own(message, "content")), usage: own(message, "usage") }
+      : message;
+    kept.usage = own(data, "usage");
   }
   if (type === "request/header") {
     kept.reason = own(data, "reason");

@@ -5,8 +5,8 @@ use wasm_bindgen::prelude::*;
 
 use super::conversation::JsConversation;
 use super::convert::seq_from_js;
-use super::outgoing::length;
-use crate::views::context::{Context, ContextBreakdown};
+use super::outgoing::{length, Outgoing};
+use crate::views::context::{Context, ContextBreakdown, ContextTotals, RequestContext};
 
 #[wasm_bindgen(inline_js = r#"
 const NODE_TYPES = ["system/message", "user/message", "assistant/message", "tool/result", "developer/message"];
@@ -28,6 +28,14 @@ export function promptfoldContext(numbers, count) {
   return { nodes, breakdown: breakdown(numbers, 0), incomplete: numbers[5] === 1 };
 }
 
+// ContextTotals from its eight numbers.
+export function promptfoldContextTotals(n) {
+  return {
+    requests: n[0], newSeries: n[1], promptsAppended: n[2], promptsRewritten: n[3],
+    supersededSystemTokens: n[4], totalTokens: n[5], cacheReadTokens: n[6], answersWithCacheReads: n[7],
+  };
+}
+
 // A ContextSummary: the breakdown and the incomplete flag.
 export function promptfoldContextSummary(numbers) {
   return { breakdown: breakdown(numbers, 0), incomplete: numbers[5] === 1 };
@@ -39,6 +47,23 @@ extern "C" {
 
     #[wasm_bindgen(js_name = promptfoldContextSummary)]
     fn make_summary(numbers: &[f64]) -> JsValue;
+
+    #[wasm_bindgen(js_name = promptfoldContextTotals)]
+    fn make_totals(numbers: &[f64]) -> JsValue;
+}
+
+/// Appends a request's context (read by `requestContext` in `wasm::outgoing`).
+pub(super) fn pack_request_context(context: &RequestContext, out: &mut Outgoing) {
+    out.extend([Outgoing::integer(context.seq)]);
+    let head = head(&context.breakdown, context.incomplete);
+    out.extend(head);
+    let usage = out.optional_json(context.usage.as_ref());
+    out.extend([
+        f64::from(u8::from(context.answer_seq.is_some())),
+        context.answer_seq.map_or(0.0, Outgoing::integer),
+        usage,
+        f64::from(u8::from(context.new_series)),
+    ]);
 }
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -98,6 +123,23 @@ impl JsConversation {
             None => Context::default(),
         };
         context_to_js(&context)
+    }
+
+    /// Totals over the window's requests: requests, new series, prompt changes appended and
+    /// rewritten at the head, superseded-prompt tokens summed over all requests, cache reads.
+    #[wasm_bindgen(js_name = contextTotals, unchecked_return_type = "ContextTotals")]
+    pub fn context_totals(&self) -> JsValue {
+        let totals: ContextTotals = self.conversation().context_totals();
+        make_totals(&[
+            f64::from(totals.requests),
+            f64::from(totals.new_series),
+            f64::from(totals.prompts_appended),
+            f64::from(totals.prompts_rewritten),
+            totals.superseded_system_tokens,
+            totals.total_tokens,
+            totals.cache_read_tokens,
+            f64::from(totals.answers_with_cache_reads),
+        ])
     }
 
     /// The breakdown of the context at `seq` without its nodes (a search and a few numbers).

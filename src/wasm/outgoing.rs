@@ -75,20 +75,37 @@ class Records {
     const config = this.next();
     const requestConfig = config < 0 ? undefined : this.values[config];
     const promptChange = this.change();
+    const context = this.requestContext();
     if (prompt === undefined) {
       if (requestConfig === undefined) {
-        return promptChange === undefined ? { startSeq, turn, step } : { startSeq, turn, step, promptChange };
+        return promptChange === undefined ? { startSeq, turn, step, context } : { startSeq, turn, step, promptChange, context };
       }
       return promptChange === undefined
-        ? { startSeq, turn, step, requestConfig }
-        : { startSeq, turn, step, requestConfig, promptChange };
+        ? { startSeq, turn, step, requestConfig, context }
+        : { startSeq, turn, step, requestConfig, promptChange, context };
     }
     if (requestConfig === undefined) {
-      return promptChange === undefined ? { startSeq, turn, step, prompt } : { startSeq, turn, step, prompt, promptChange };
+      return promptChange === undefined
+        ? { startSeq, turn, step, prompt, context }
+        : { startSeq, turn, step, prompt, promptChange, context };
     }
     return promptChange === undefined
-      ? { startSeq, turn, step, prompt, requestConfig }
-      : { startSeq, turn, step, prompt, requestConfig, promptChange };
+      ? { startSeq, turn, step, prompt, requestConfig, context }
+      : { startSeq, turn, step, prompt, requestConfig, promptChange, context };
+  }
+  // A request's context (see wasm::context): `answerSeq` and `usage` undefined when absent.
+  requestContext() {
+    const seq = this.next();
+    const breakdown = {
+      systemTokens: this.next(), supersededSystemTokens: this.next(), toolsTokens: this.next(),
+      messageTokens: this.next(), totalTokens: this.next(),
+    };
+    const incomplete = this.next() === 1, answered = this.next() === 1, answer = this.next();
+    const usage = this.next(), newSeries = this.next() === 1;
+    return {
+      seq, breakdown, incomplete, answerSeq: answered ? answer : undefined,
+      usage: usage < 0 ? undefined : this.values[usage], newSeries,
+    };
   }
   node() {
     const seq = this.next(), time = this.next(), turn = this.next(), step = this.next();

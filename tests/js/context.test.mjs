@@ -73,6 +73,10 @@ function session(seed, length) {
     } else if (roll < 0.35) {
       event.type = "step/start";
       event.data = { turn: 1, step: seq };
+    } else if (roll < 0.42) {
+      event.type = "assistant/message";
+      const usage = [undefined, null, { inputTokens: seq, cacheReadTokens: seq * 2 }, { cacheReadTokens: "x" }][Math.floor(next() * 4)];
+      event.data = next() < 0.5 ? { turn: 1, message: { role: "assistant", content: content(next), usage } } : { turn: 1, usage, message: { content: [] } };
     } else {
       event.type = ["assistant/message", "tool/result", "developer/message"][Math.floor(next() * 3)];
       const message = next() < 0.05 ? [content(next)] : { role: "x", content: content(next) };
@@ -94,9 +98,11 @@ function session(seed, length) {
   return events;
 }
 
-// Every context of a conversation, as JSON text.
+// Every context of a conversation, the requests' contexts and the totals, as JSON text.
 function contexts(conversation, seqs) {
-  return JSON.stringify(seqs.map((seq) => [conversation.contextAt(seq), conversation.contextSummaryAt(seq)]));
+  const requests = conversation.views().trajectory.requests.map((request) => request.context);
+  const at = seqs.map((seq) => [conversation.contextAt(seq), conversation.contextSummaryAt(seq)]);
+  return JSON.stringify({ at, requests, totals: conversation.contextTotals() });
 }
 
 function withConversation(use) {

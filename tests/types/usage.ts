@@ -9,6 +9,8 @@ import {
   type Context,
   type ContextNode,
   type ContextSummary,
+  type ContextTotals,
+  type RequestContext,
   type ConversationChange,
   type ErrorCode,
   type EventLine,
@@ -86,7 +88,12 @@ const nodeTokens: number | undefined = firstNode?.tokens;
 const superseded: number = context.breakdown.supersededSystemTokens;
 const summary: ContextSummary = conversation.contextSummaryAt(3);
 const summaryIncomplete: boolean = summary.incomplete;
-void [nodeTokens, superseded, summaryIncomplete];
+const requestContext: RequestContext | undefined = conversation.views().trajectory.requests[0]?.context;
+const newSeries: boolean | undefined = requestContext?.newSeries;
+const usage: unknown = requestContext?.usage;
+const totals: ContextTotals = conversation.contextTotals();
+const cacheReads: number = totals.cacheReadTokens;
+void [nodeTokens, superseded, summaryIncomplete, newSeries, usage, cacheReads];
 // @ts-expect-error a node's type is one of the five surface types
 const wrongNodeType: ContextNode["type"] = "tool/call";
 void wrongNodeType;
