@@ -225,25 +225,19 @@ fn record(members: &mut BlockMembers, member: Member, string: Option<usize>, uni
     }
 }
 
-/// The text of a string's content (between its quotes), decoded only when it has escapes.
-fn string_text(inner: &[u8], escaped: bool) -> Option<String> {
-    let text = std::str::from_utf8(inner).ok()?;
+/// Whether the string whose content (between its quotes) is `inner` reads as `name`.
+fn reads_as(inner: &[u8], escaped: bool, name: &str) -> bool {
     if !escaped {
-        return Some(text.to_owned());
+        return inner == name.as_bytes();
     }
-    let quoted = format!("\"{text}\"");
-    let mut reader = Reader::new(&quoted);
-    reader.string().ok().map(|text| text.into_owned())
+    // Escapes are rare in keys and types: the string is read again, with its quotes (which sit
+    // around `inner` in the checked text).
+    let quoted = std::str::from_utf8(inner).map(|text| ["\"", text, "\""].concat());
+    quoted.is_ok_and(|quoted| Reader::new(&quoted).string().is_ok_and(|text| text == name))
 }
 
 fn member_of(inner: &[u8], escaped: bool) -> Member {
-    let named = |name: &str| {
-        if escaped {
-            string_text(inner, true).is_some_and(|text| text == name)
-        } else {
-            inner == name.as_bytes()
-        }
-    };
+    let named = |name: &str| reads_as(inner, escaped, name);
     if named("type") {
         Member::Type
     } else if named("text") {
@@ -258,15 +252,12 @@ fn member_of(inner: &[u8], escaped: bool) -> Member {
 }
 
 fn kind_of(inner: &[u8], escaped: bool) -> BlockKind {
-    let text = if escaped {
-        string_text(inner, true).unwrap_or_default()
+    if reads_as(inner, escaped, "text") || reads_as(inner, escaped, "reasoning") {
+        BlockKind::Text
+    } else if reads_as(inner, escaped, "tool-call") {
+        BlockKind::ToolCall
     } else {
-        String::from_utf8_lossy(inner).into_owned()
-    };
-    match text.as_str() {
-        "text" | "reasoning" => BlockKind::Text,
-        "tool-call" => BlockKind::ToolCall,
-        _ => BlockKind::Other,
+        BlockKind::Other
     }
 }
 
@@ -371,7 +362,7 @@ fn number_units(text: &[u8]) -> usize {
     }
     let value = std::str::from_utf8(text)
         .ok()
-        .and_then(|text| text.parse::<f64>().ok())
+        .and_then(crate::json::number::parse_number)
         .unwrap_or(0.0);
     crate::jsjson::js_number_to_string(value).len()
 }
@@ -449,6 +440,11 @@ mod tests {
         let odd = r#"{"type":"text","text":5}"#;
         assert_eq!(block_tokens(odd), 4 + units_tokens(odd.len()));
         assert_eq!(block_tokens(r#""abc""#), 4 + 2);
+        // Escaped keys and types read as what they stand for.
+        assert_eq!(
+            block_tokens(r#"{"t\u0079pe":"te\u0078t","te\u0078t":"ab"}"#),
+            5
+        );
     }
 
     #[test]

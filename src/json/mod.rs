@@ -3,7 +3,7 @@
 //! JSON library, no float formatting) and lets large logs be scanned at memory speed.
 
 pub(crate) mod blocks;
-mod number;
+pub(crate) mod number;
 pub(crate) mod reader;
 // Only the wasm build checks text it did not receive as a Rust string; native builds test it.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]

@@ -93,19 +93,18 @@ class Records {
       ? { startSeq, turn, step, prompt, requestConfig, context }
       : { startSeq, turn, step, prompt, requestConfig, promptChange, context };
   }
-  // A request's context (see wasm::context): `answerSeq` and `usage` undefined when absent.
+  // A request's context (see wasm::context): `answerSeq` and `usage` left out when absent.
   requestContext() {
     const seq = this.next();
     const breakdown = {
       systemTokens: this.next(), supersededSystemTokens: this.next(), toolsTokens: this.next(),
       messageTokens: this.next(), totalTokens: this.next(),
     };
-    const incomplete = this.next() === 1, answered = this.next() === 1, answer = this.next();
+    const incomplete = this.next() === 1, answered = this.next() === 1, answerSeq = this.next();
     const usage = this.next(), newSeries = this.next() === 1;
-    return {
-      seq, breakdown, incomplete, answerSeq: answered ? answer : undefined,
-      usage: usage < 0 ? undefined : this.values[usage], newSeries,
-    };
+    if (!answered) return { seq, breakdown, incomplete, newSeries };
+    if (usage < 0) return { seq, breakdown, incomplete, answerSeq, newSeries };
+    return { seq, breakdown, incomplete, answerSeq, usage: this.values[usage], newSeries };
   }
   node() {
     const seq = this.next(), time = this.next(), turn = this.next(), step = this.next();

@@ -59,6 +59,10 @@ pub(crate) struct Survivor {
     pub tokens: u32,
 }
 
+/// Entry indices (or costs) by a pair of seqs: the map type of the system fold's record, so
+/// that the wasm module holds one copy of its code.
+type Index = BTreeMap<(Seq, Seq), usize>;
+
 /// The entries surviving at one version.
 #[derive(Clone, Debug)]
 struct Checkpoint {
@@ -87,14 +91,15 @@ pub(super) struct Record {
     entries: Vec<Entry>,
     version: Version,
     /// Surviving entries by (position, seq).
-    order: BTreeMap<(Seq, Seq), u32>,
-    /// Surviving entries that sit in place of others (their position is not their seq), by seq.
-    moved: BTreeMap<Seq, Seq>,
+    order: Index,
+    /// Surviving entries that sit in place of others (their position is not their seq), by
+    /// `(seq, 0)`.
+    moved: Index,
     /// Surviving system nodes whose cost is above 0, by (position, seq), with their cost.
-    systems: BTreeMap<(Seq, Seq), u32>,
+    systems: Index,
     sums: Sums,
     checkpoints: Vec<Checkpoint>,
-    checkpointed: Vec<u32>,
+    checkpointed: Vec<usize>,
 }
 
 impl Default for Record {
@@ -102,9 +107,9 @@ impl Default for Record {
         Record {
             entries: Vec::new(),
             version: 0,
-            order: BTreeMap::new(),
-            moved: BTreeMap::new(),
-            systems: BTreeMap::new(),
+            order: Index::new(),
+            moved: Index::new(),
+            systems: Index::new(),
             sums: Sums::default(),
             checkpoints: vec![Checkpoint {
                 version: 0,
@@ -145,7 +150,8 @@ impl Record {
 
     /// The position of the surviving node `seq` when it sits in place of others.
     pub fn moved(&self, seq: Seq) -> Option<Seq> {
-        self.moved.get(&seq).copied()
+        let index = self.moved.get(&(seq, 0))?;
+        self.entries.get(*index).map(|entry| entry.position)
     }
 
     /// Drops every entry whose position is in `[from, to]`.
@@ -172,10 +178,7 @@ impl Record {
         if let Some(index) = self.order.remove(&key) {
             self.kill(key, index);
         }
-        let Ok(index) = u32::try_from(self.entries.len()) else {
-            debug_assert!(false, "more than 2^32 surface entries");
-            return;
-        };
+        let index = self.entries.len();
         self.entries.push(Entry {
             position,
             seq,
@@ -186,13 +189,13 @@ impl Record {
         });
         self.order.insert(key, index);
         if position != seq {
-            self.moved.insert(seq, position);
+            self.moved.insert((seq, 0), index);
         }
         match node {
             Some(NodeType::System) => {
                 self.sums.system = self.sums.system.saturating_add(tokens);
                 if tokens > 0 {
-                    self.systems.insert(key, tokens);
+                    self.systems.insert(key, tokens as usize);
                 }
             }
             Some(_) => self.sums.messages = self.sums.messages.saturating_add(tokens),
@@ -204,18 +207,18 @@ impl Record {
     fn latest_system(&self) -> u32 {
         self.systems
             .last_key_value()
-            .map_or(0, |(_, tokens)| *tokens)
+            .map_or(0, |(_, tokens)| u32::try_from(*tokens).unwrap_or(u32::MAX))
     }
 
-    fn kill(&mut self, key: (Seq, Seq), index: u32) {
+    fn kill(&mut self, key: (Seq, Seq), index: usize) {
         let version = self.version;
-        let Some(entry) = self.entries.get_mut(index as usize) else {
+        let Some(entry) = self.entries.get_mut(index) else {
             debug_assert!(false, "an index names no entry");
             return;
         };
         entry.died = version;
         if entry.position != entry.seq {
-            self.moved.remove(&entry.seq);
+            self.moved.remove(&(entry.seq, 0));
         }
         match entry.node {
             Some(NodeType::System) => {
@@ -245,7 +248,7 @@ impl Record {
         };
         let mut nodes: Vec<Survivor> = old
             .iter()
-            .filter_map(|index| self.entries.get(*index as usize))
+            .filter_map(|index| self.entries.get(*index))
             .chain(new.iter().take_while(|entry| entry.born <= version))
             .filter(|entry| entry.survives_at(version))
             .filter_map(|entry| {
