@@ -46,9 +46,12 @@ echo "bench: building the native benchmark"
 cargo bench --jobs 1 --bench fold --no-run 2>&1 | tail -n 1
 
 node bench/js/run.mjs "${run_args[@]}"
+node bench/js/session-logs.mjs "${run_args[@]}"
 
 {
   cat bench/results/performance.md
+  echo
+  cat bench/results/session-logs.md
   echo
   cat bench/results/structures.md
   if [ -f bench/results/reliability.md ]; then

@@ -1,6 +1,6 @@
 // Prompt diffs through the JS API (wasm, node), and load / views() beside another build.
 //
-//   node --expose-gc bench/diff.mjs [--compare path/to/other/pkg/node/promptfold.js]
+//   node --expose-gc bench/js/diff.mjs [--compare path/to/other/pkg/node/promptfold.js]
 //
 // PROMPTFOLD_PKG picks the package (default pkg/node/promptfold.js). Inputs are generated here
 // from fixed seeds: Markdown prompts of prose lines (about 60 bytes each, a heading every 12
@@ -21,7 +21,7 @@ import { median } from './stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
-const pf = require(process.env.PROMPTFOLD_PKG || join(here, '..', 'pkg', 'node', 'promptfold.js'));
+const pf = require(process.env.PROMPTFOLD_PKG || join(here, '..', '..', 'pkg', 'node', 'promptfold.js'));
 const compareAt = process.argv.indexOf('--compare');
 const other = compareAt > 0 ? require(process.argv[compareAt + 1]) : undefined;
 const collect = () => global.gc?.();

@@ -4,7 +4,7 @@
 // repository; install them beside it first:
 //
 //   npm install --no-save fzstd@0.1.1 zstddec@0.3.4 @bokuweb/zstd-wasm@0.0.27
-//   node bench/zstd-decoders.mjs [MB ...]          (default: 40 70; needs the zstd command)
+//   node bench/js/zstd-decoders.mjs [MB ...]          (default: 40 70; needs the zstd command)
 //
 // The log: examples/sessions/session.jsonl's header row, then the events of tests/js/huge.mjs's
 // "large" profile (seed 7), compressed by `zstd -3` twice: as a file (the frame records the size)
@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { sessionEvents } from '../tests/js/huge.mjs';
+import { sessionEvents } from '../../tests/js/kit/session.mjs';
 
 const { decompress: fzstd } = await import('fzstd');
 const { ZSTDDecoder } = await import('zstddec');
@@ -25,7 +25,7 @@ const zstddec = new ZSTDDecoder();
 await zstddec.init();
 await bokuweb.init();
 
-const header = readFileSync(new URL('../examples/sessions/session.jsonl', import.meta.url), 'utf8').split('\n')[0];
+const header = readFileSync(new URL('../../examples/sessions/session.jsonl', import.meta.url), 'utf8').split('\n')[0];
 
 /** A valid log of about `bytes` bytes: a header row, then tests/js/huge.mjs's "large" profile. */
 function makeLog(bytes) {
