@@ -226,7 +226,9 @@ impl JsConversation {
         self.apply(Batch::objects(&events), Call::Prepend, has_more)
     }
 
-    /// `load` from JSON text (a JSON array of events, or JSON lines), as a string or UTF-8 bytes.
+    /// `load` from JSON text (a JSON array of events, or JSON lines: a session file as the harness
+    /// writes it), as a string or UTF-8 bytes. A torn last line is left out, reported as
+    /// `tornTail`, and kept for a following `feed`.
     #[wasm_bindgen(js_name = loadJson, unchecked_return_type = "ConversationChange")]
     pub fn load_json(
         &mut self,
@@ -237,6 +239,7 @@ impl JsConversation {
     }
 
     /// `append` from JSON text (a JSON array of events, or JSON lines), as a string or UTF-8 bytes.
+    /// A torn last line is left out, reported as `tornTail`, and kept for a following `feed`.
     #[wasm_bindgen(js_name = appendJson, unchecked_return_type = "ConversationChange")]
     pub fn append_json(
         &mut self,
