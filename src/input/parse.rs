@@ -13,7 +13,7 @@ use crate::input::event::{
 use crate::input::intern::JsonInterner;
 use crate::input::json::reader::{key_code, Failed, KeyCode, Reader, Step, SLOTS};
 use crate::input::json::{malformed, JsonValue};
-use framing::{Frame, Framing, Numbering, Row, Rows, TornTail};
+use framing::{Frame, Framing, Row, Rows, TornTail};
 
 pub(crate) mod framing;
 // Only the wasm build receives packed batches; native builds test the reader.
@@ -979,22 +979,7 @@ impl RawEvent<'_> {
                 })
             }
         };
-        let invalid_seq = |value: &Kind| Error::InvalidSeq {
-            index,
-            found: value.describe(),
-        };
-        let seq = match (&raw.seq, frame.numbering) {
-            // Every event of a log with seqs.
-            (value @ Kind::Number(_), Numbering::Given) => {
-                value.safe_integer().ok_or_else(|| invalid_seq(value))?
-            }
-            (Kind::Absent, _) => frame.seq(index, None, String::new)?,
-            (value, _) => frame.seq(
-                index,
-                Some(value.safe_integer().ok_or_else(|| invalid_seq(value))),
-                || value.describe(),
-            )?,
-        };
+        let seq = frame.seq(index, &raw.seq)?;
         let surface_op = validate_surface_op(&raw.surface_op, index, seq)?;
         let time = match raw.time {
             Kind::Number(time) => time,

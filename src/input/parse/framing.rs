@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use super::Kind;
 use crate::error::Error;
 use crate::input::event::{Seq, SessionEvent};
 use crate::input::json::JsonValue;
@@ -164,37 +165,38 @@ impl Frame {
         self.framing.torn_tail
     }
 
-    /// The seq of the event at `row` whose `seq` member is `given` (`None`: absent), under the
-    /// numbering so far; `read` turns a given value into a seq or its error.
-    pub fn seq(
-        &mut self,
-        row: usize,
-        given: Option<Result<Seq, Error>>,
-        seqless_found: impl FnOnce() -> String,
-    ) -> Result<Seq, Error> {
+    /// The seq of the event at `row` whose `seq` member is `given`, under the numbering so far
+    /// (a seq-less log numbers its events; its first event decides).
+    pub fn seq(&mut self, row: usize, given: &Kind) -> Result<Seq, Error> {
+        let read = |given: &Kind| {
+            given.safe_integer().ok_or_else(|| Error::InvalidSeq {
+                index: row,
+                found: given.describe(),
+            })
+        };
         match (given, self.numbering) {
-            (None, Numbering::Undecided) => {
+            (Kind::Absent, Numbering::Given) => Err(Error::MissingSeq { index: row }),
+            (Kind::Absent, Numbering::Undecided) => {
                 self.numbering = Numbering::Index(1);
                 Ok(0)
             }
-            (None, Numbering::Index(next)) => {
+            (Kind::Absent, Numbering::Index(next)) => {
                 self.numbering = Numbering::Index(next.saturating_add(1));
                 Ok(next)
             }
-            (None, Numbering::Given) => Err(Error::MissingSeq { index: row }),
-            (Some(_), Numbering::Index(_)) => Err(Error::InvalidSeq {
-                index: row,
-                found: format!(
-                    "{} in a seq-less log (its events have none)",
-                    seqless_found()
-                ),
-            }),
-            (Some(seq), Numbering::Undecided) => {
-                let seq = seq?;
+            (given, Numbering::Given) => read(given),
+            (given, Numbering::Undecided) => {
+                let seq = read(given)?;
                 self.numbering = Numbering::Given;
                 Ok(seq)
             }
-            (Some(seq), Numbering::Given) => seq,
+            (given, Numbering::Index(_)) => Err(Error::InvalidSeq {
+                index: row,
+                found: format!(
+                    "{} in a seq-less log (its events have none)",
+                    given.describe()
+                ),
+            }),
         }
     }
 
