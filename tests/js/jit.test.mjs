@@ -33,7 +33,13 @@ test("optimized code outlives garbage collections between loads", () => {
   assert.equal(run.status, 0, run.stderr);
   const optimized = traced(run.stdout, /completed (optimizing|compiling)/).flat();
   // The trace must show the packer being optimized, or the check below would pass on nothing.
-  assert.ok(optimized.includes("members"), `no optimization of the packer in the trace: ${optimized.join(", ")}`);
+  // Which of its functions V8 compiles on its own depends on inlining (on a CI machine `members`
+  // was inlined into `event` and never listed), so any of the per-event entry points will do.
+  const packer = ["members", "event", "promptfoldPackBatch"];
+  assert.ok(
+    packer.some((name) => optimized.includes(name)),
+    `no optimization of the packer in the trace: ${optimized.join(", ")}`,
+  );
   const dropped = traced(run.stdout, /marking dependent code.*reason: weak objects/);
   assert.equal(dropped.length, 6);
   // The first two loads warm up; from the third on, nothing may be thrown away for dead objects.
