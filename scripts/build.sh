@@ -26,7 +26,7 @@ if ! command -v wasm-bindgen >/dev/null || [ ! -x node_modules/.bin/wasm-opt ]; 
   bash scripts/setup.sh
 fi
 
-cargo_flags=(--target wasm32-unknown-unknown --lib)
+cargo_flags=(--target wasm32-unknown-unknown --lib --features wasm)
 [ "$profile" = release ] && cargo_flags+=(--release)
 cargo build "${cargo_flags[@]}"
 wasm="target/wasm32-unknown-unknown/$profile/promptfold.wasm"

@@ -7,10 +7,6 @@
 //! stays valid and unchanged, and keeping one costs a few dozen bytes.
 
 mod history;
-// Only the wasm build reads the plain functions' arguments from JSON; the unit tests read them
-// natively.
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-pub(crate) mod plain;
 pub(crate) mod request;
 
 use std::cell::RefCell;
@@ -24,7 +20,7 @@ use crate::input::json::stringify::serialize_js_number;
 
 /// A system prompt as committed by one event (or synthesized by the fold).
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct SystemPromptNode {
     /// Seq of the event that committed it (or of the event that made it effective).
     pub seq: Seq,
@@ -36,7 +32,7 @@ pub struct SystemPromptNode {
     /// `data.step` of the system message (`0` when it has none, and for the removal marker).
     pub step: u64,
     /// The prompt text.
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    #[cfg_attr(feature = "wasm", tsify(type = "string"))]
     pub text: Rc<str>,
     /// Whether it was appended after another nonempty prompt (an in-history update).
     pub update: bool,
@@ -60,7 +56,7 @@ impl PartialEq for SystemPromptNode {
 
 /// A surviving system node and its place in surface order.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct PositionedSystem {
     /// The surface position (the seq of the node it sits in place of, or its own seq).
     pub position: Seq,
@@ -72,8 +68,8 @@ pub struct PositionedSystem {
 /// `SystemPromptStateData` with `undefined` for none, and from `toJSON()` with `null`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-#[cfg_attr(target_arch = "wasm32", tsify(rename = "SystemPromptStateData"))]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[cfg_attr(feature = "wasm", tsify(rename = "SystemPromptStateData"))]
 pub struct SystemPromptStateJson {
     /// The first seq the fold knows (the window start, or the first relevant event).
     pub first_seq: Seq,

@@ -63,8 +63,8 @@ mod test_random;
 mod views;
 mod window;
 
-/// The JavaScript API, as Rust items (wasm32 only): what the npm package exports.
-#[cfg(target_arch = "wasm32")]
+/// The JavaScript API, as Rust items (feature `wasm`): what the npm package exports.
+#[cfg(feature = "wasm")]
 pub mod wasm;
 
 #[cfg(doctest)]

@@ -18,7 +18,7 @@ use crate::views::trajectory::Trajectory;
 
 /// One event of the window with the fold state after it (FORMAT.md's EventLine).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct EventLine {
     /// The event's seq.
     pub seq: Seq,
@@ -26,13 +26,13 @@ pub struct EventLine {
     pub system: Option<SystemPromptStateJson>,
     /// For a `request/header`: its inspection against the previous loaded header.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
     pub request: Option<RequestPromptInspection>,
 }
 
 /// Everything a UI shows of a window: chat cards and the trajectory.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct Views {
     /// The collapsed system-prompt cards, in chat order.
     pub chat: Vec<ChatCard>,
@@ -42,21 +42,21 @@ pub struct Views {
 
 /// How a call changed the chat cards, so a UI can patch its list without diffing.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct ChatChange {
     /// Cards that are new, in chat order.
     pub added: Vec<ChatCard>,
     /// Cards whose content or anchor changed (their new value), in chat order.
     pub changed: Vec<ChatCard>,
     /// Keys of cards that are gone.
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "string[]"))]
+    #[cfg_attr(feature = "wasm", tsify(type = "string[]"))]
     pub removed: Vec<CardKey>,
 }
 
 /// What one `load`, `append` or `prepend` changed.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct ConversationChange {
     /// The chat card changes.
     pub chat: ChatChange,
@@ -65,7 +65,7 @@ pub struct ConversationChange {
     /// The torn last line of the JSON lines text read (`loadJson` / `appendJson` only): a
     /// writer stopped mid-line; the rows before it were read, it was not.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
     pub torn_tail: Option<TornTail>,
 }
 

@@ -1,4 +1,5 @@
-//! The JS API in Node, through the same test body as the browser suite: `wasm-pack test --node`.
+//! The JS API in Node, through the same test body as the browser suite:
+//! `wasm-pack test --node -- --features wasm --test node`.
 #![cfg(target_arch = "wasm32")]
 // Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
 #![allow(

@@ -1,4 +1,4 @@
-//! The JS API in a real browser: `wasm-pack test --headless --chrome`.
+//! The JS API in a real browser: `wasm-pack test --headless --chrome -- --features wasm --test web`.
 #![cfg(target_arch = "wasm32")]
 // Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
 #![allow(

@@ -14,20 +14,20 @@ use crate::input::shared::{same, same_optional};
 
 /// The prompt a request sent: its config, system text and tools.
 #[derive(Clone, Debug, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct PromptSnapshot {
     /// The header's config, verbatim.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown", optional))]
+    #[cfg_attr(feature = "wasm", tsify(type = "unknown", optional))]
     pub config: Option<Rc<JsonValue>>,
     /// The system prompt text (`""` when there is none).
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    #[cfg_attr(feature = "wasm", tsify(type = "string"))]
     pub system: Rc<str>,
     /// The header's tools (always an array).
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown[]"))]
+    #[cfg_attr(feature = "wasm", tsify(type = "unknown[]"))]
     pub tools: Rc<JsonValue>,
     #[serde(skip)]
-    #[cfg_attr(target_arch = "wasm32", tsify(skip))]
+    #[cfg_attr(feature = "wasm", tsify(skip))]
     tools_text: Rc<str>,
 }
 
@@ -78,8 +78,8 @@ impl PromptSnapshot {
 
 /// What changed in a request's prompt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-#[cfg_attr(target_arch = "wasm32", serde(rename_all = "kebab-case"))]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[cfg_attr(feature = "wasm", serde(rename_all = "kebab-case"))]
 pub enum ChangeKind {
     /// The first prompt of the session.
     Initial,
@@ -111,7 +111,7 @@ impl Serialize for ChangeKind {
 
 /// A prompt change, anchored at the event that caused it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct PromptChange {
     /// Seq of the anchor: the system node for system changes and initial prompts, else the header.
     pub seq: Seq,
@@ -122,19 +122,19 @@ pub struct PromptChange {
     pub kind: ChangeKind,
     /// The prompt before the change; absent for `initial`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
     pub previous: Option<PromptSnapshot>,
 }
 
 /// The result of inspecting one request header.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct RequestPromptInspection {
     /// The prompt the request sent.
     pub prompt: PromptSnapshot,
     /// How it changed from the previous prompt, when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
     pub change: Option<PromptChange>,
 }
 

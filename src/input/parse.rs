@@ -16,10 +16,11 @@ use crate::input::json::{malformed, JsonValue};
 use framing::{Frame, Framing, Row, Rows, TornTail};
 
 pub(crate) mod framing;
-// Only the wasm build receives packed batches; native builds test the reader.
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+// Packed batches and streamed text come from the JS side only (feature `wasm`); the unit tests
+// read them natively.
+#[cfg(any(test, feature = "wasm"))]
 pub(crate) mod packed;
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+#[cfg(any(test, feature = "wasm"))]
 pub(crate) mod stream;
 
 /// The keys of the objects the parser reads, each list in the order writers usually give them
@@ -781,7 +782,7 @@ enum HeaderJson<'a> {
     /// text, so the second needs no comparison in the interner.
     Remembered(&'a str, u32),
     /// The same JSON as the previous header's (packed batches only, see [`packed`]).
-    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    #[cfg(any(test, feature = "wasm"))]
     SameAsPrevious,
 }
 
@@ -1026,6 +1027,7 @@ fn event_kind(
                 HeaderJson::Text(text) | HeaderJson::Remembered(text, _) => {
                     interner.tools(Some(text))
                 }
+                #[cfg(any(test, feature = "wasm"))]
                 HeaderJson::SameAsPrevious => interner.previous_tools(),
             };
             given.tools = tools_generation;
@@ -1038,6 +1040,7 @@ fn event_kind(
                 HeaderJson::Text(raw) | HeaderJson::Remembered(raw, _) => {
                     Some(interner.config(raw))
                 }
+                #[cfg(any(test, feature = "wasm"))]
                 HeaderJson::SameAsPrevious => interner.previous_config(),
             };
             // A header without config leaves the interner's last config as it was.

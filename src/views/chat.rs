@@ -14,8 +14,8 @@ use crate::views::observe::Observed;
 
 /// Which kind of event owns a card. Ordered as cards with the same anchor are (D3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-#[cfg_attr(target_arch = "wasm32", serde(rename_all = "lowercase"))]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[cfg_attr(feature = "wasm", serde(rename_all = "lowercase"))]
 pub enum CardSource {
     /// A `request/header` event.
     Request,
@@ -62,13 +62,13 @@ impl Serialize for CardKey {
 
 /// The i18n key of a card's title.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub enum TitleKey {
     /// `"message.systemPrompt"`: the prompt as sent.
-    #[cfg_attr(target_arch = "wasm32", serde(rename = "message.systemPrompt"))]
+    #[cfg_attr(feature = "wasm", serde(rename = "message.systemPrompt"))]
     SystemPrompt,
     /// `"message.systemPromptUpdate"`: an in-history update of the prompt.
-    #[cfg_attr(target_arch = "wasm32", serde(rename = "message.systemPromptUpdate"))]
+    #[cfg_attr(feature = "wasm", serde(rename = "message.systemPromptUpdate"))]
     SystemPromptUpdate,
 }
 
@@ -93,10 +93,10 @@ impl Serialize for TitleKey {
 /// A collapsed system-prompt card in the chat transcript.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct ChatCard {
     /// `source:seq`, stable for the card's lifetime.
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    #[cfg_attr(feature = "wasm", tsify(type = "string"))]
     pub key: CardKey,
     /// The kind of the owning event.
     pub source: CardSource,
@@ -105,7 +105,7 @@ pub struct ChatCard {
     /// The seq the card is shown at (a turn or step start, or its own seq).
     pub anchor_seq: Seq,
     /// The prompt text.
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    #[cfg_attr(feature = "wasm", tsify(type = "string"))]
     pub text: Rc<str>,
     /// Whether the card shows an in-history update.
     pub update: bool,

@@ -60,7 +60,7 @@ pub fn diff_system(previous: &str, current: &str) -> SystemDiff {
     }
 }
 
-#[cfg(all(test, not(target_arch = "wasm32")))]
+#[cfg(test)]
 mod properties {
     use proptest::prelude::*;
 

@@ -18,10 +18,10 @@ use crate::views::observe::Observed;
 /// A request header of the trajectory: a real `request/header`, or a synthetic one folded from
 /// an in-history prompt change.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct HeaderFact {
     /// `source:seq`.
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    #[cfg_attr(feature = "wasm", tsify(type = "string"))]
     pub key: CardKey,
     /// `request` for a real header, `system` for a synthetic one.
     pub source: CardSource,
@@ -34,7 +34,7 @@ pub struct HeaderFact {
     pub prompt: PromptSnapshot,
     /// How the prompt changed here, when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
     pub change: Option<PromptChange>,
     /// Turn of the header event, none at session level.
     pub turn: Option<u64>,
@@ -45,7 +45,7 @@ pub struct HeaderFact {
 /// One model request: a loaded `step/start` and the prompt it was sent with.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct Request {
     /// Seq of the `step/start`.
     pub start_seq: Seq,
@@ -55,22 +55,22 @@ pub struct Request {
     pub step: Option<u64>,
     /// The prompt the request was sent with, when a header is known.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
     pub prompt: Option<PromptSnapshot>,
     /// The prompt's config.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown", optional))]
+    #[cfg_attr(feature = "wasm", tsify(type = "unknown", optional))]
     pub request_config: Option<Rc<crate::input::json::JsonValue>>,
     /// The prompt change this request is the first to carry.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
     pub prompt_change: Option<PromptChange>,
 }
 
 /// The trajectory view of a window.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct Trajectory {
     /// Header facts in seq order.
     pub headers: Vec<HeaderFact>,

@@ -6,9 +6,9 @@
 
 use wasm_bindgen::JsValue;
 
-use crate::input::shared::cache;
 use crate::views::chat::{CardKey, ChatCard, TitleKey};
 use crate::views::{ConversationChange, Views};
+use crate::wasm::cache;
 
 use super::outgoing::{length, make_change, make_views, source_slot, Outgoing};
 use super::trajectory::pack_trajectory;

@@ -16,7 +16,7 @@ use crate::input::intern::JsonInterner;
 use crate::input::parse::framing::{Framing, Rows};
 use crate::input::parse::packed::read_packed;
 use crate::input::parse::parse_text_rows;
-use crate::input::shared::cache::value_to_js;
+use crate::wasm::cache::value_to_js;
 use crate::window::conversation::{Call, Conversation};
 
 /// A window of a session log: load the newest page, append live events, prepend older pages.

@@ -7,8 +7,8 @@ use wasm_bindgen::JsValue;
 
 use crate::fold::request::RequestPromptInspection;
 use crate::fold::{PositionedSystem, SystemPromptNode, SystemPromptStateJson};
-use crate::input::shared::cache;
 use crate::views::EventLine;
+use crate::wasm::cache;
 
 use super::outgoing::{length, make_data, Outgoing};
 use super::trajectory::{pack_change, pack_node, pack_snapshot};

@@ -12,13 +12,13 @@ use super::error::throw;
 use super::outgoing::length;
 use super::text::whole_string;
 use crate::error::Error;
-use crate::fold::plain::snapshot_from_json;
 use crate::fold::request::PromptSnapshot;
 use crate::input::event::Seq;
 use crate::input::json::JsonValue;
-use crate::input::shared::cache;
 use crate::views::chat::{CardKey, CardSource};
 use crate::views::diff::{diff_prompts, PromptDiff, SectionStatus, TextDiff, ToolStatus};
+use crate::wasm::cache;
+use crate::wasm::plain::snapshot_from_json;
 
 #[wasm_bindgen(typescript_custom_section)]
 const DIFF_TYPES: &'static str = r#"

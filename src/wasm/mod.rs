@@ -1,7 +1,8 @@
-//! The JavaScript API (wasm32 only): a thin layer that converts JS values to the core's types
+//! The JavaScript API (feature `wasm`): a thin layer that converts JS values to the core's types
 //! and back, and turns [`crate::Error`] into JS `Error`s with a stable `code`.
 
 mod batch;
+mod cache;
 mod cards;
 mod conversation;
 mod convert;
@@ -9,6 +10,7 @@ mod data;
 mod diff;
 mod error;
 mod outgoing;
+mod plain;
 mod state;
 mod text;
 mod trajectory;
@@ -117,5 +119,10 @@ export interface PromptfoldError extends Error {
 /// load means nothing leaks.
 #[wasm_bindgen::prelude::wasm_bindgen(js_name = wasmMemoryBytes)]
 pub fn wasm_memory_bytes() -> f64 {
-    (core::arch::wasm32::memory_size(0) as f64) * 65536.0
+    #[cfg(target_arch = "wasm32")]
+    let pages = core::arch::wasm32::memory_size(0);
+    // A native build of the feature only compiles this layer; there is no module memory.
+    #[cfg(not(target_arch = "wasm32"))]
+    let pages = 0usize;
+    (pages as f64) * 65536.0
 }

@@ -8,8 +8,8 @@ use wasm_bindgen::prelude::*;
 
 use crate::input::event::safe_integer;
 use crate::input::json::JsonValue;
-use crate::input::shared::cache;
 use crate::views::chat::CardSource;
+use crate::wasm::cache;
 
 #[wasm_bindgen(module = "/src/wasm/js/outgoing.js")]
 extern "C" {

@@ -8,9 +8,9 @@ use wasm_bindgen::prelude::*;
 use super::convert::{event_from_js, optional_json};
 use super::data::{inspection_to_js, node_to_js, nodes_to_js, state_to_js};
 use super::error::throw;
-use crate::fold::plain::{node_from_json, snapshot_from_json, window_start_from_json};
 use crate::fold::request::inspect_request_prompt;
 use crate::fold::{inspect_system_prompt, SystemPromptState};
+use crate::wasm::plain::{node_from_json, snapshot_from_json, window_start_from_json};
 
 /// A state of the system-prompt fold. Immutable: every earlier state stays valid. Holding it
 /// keeps its shared structure alive; `free()` it, or let the garbage collector do so. A handle

@@ -412,13 +412,13 @@ impl Conversation {
 
     /// The index of the state [`Conversation::state_at`] returns for `seq`, `None` when there
     /// is none. Indices stay while the window only grows at its end.
-    #[cfg(target_arch = "wasm32")]
+    #[cfg(feature = "wasm")]
     pub(crate) fn state_index(&self, seq: Seq) -> Option<usize> {
         self.analysis.state_index(seq)
     }
 
     /// The state at `index` (see [`Conversation::state_index`]).
-    #[cfg(target_arch = "wasm32")]
+    #[cfg(feature = "wasm")]
     pub(crate) fn state_by_index(&self, index: usize) -> Option<SystemPromptState> {
         self.analysis.state_by_index(index).cloned()
     }

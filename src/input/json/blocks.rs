@@ -7,7 +7,7 @@ use core::arch::wasm32::{
 };
 
 #[cfg(not(target_feature = "simd128"))]
-use super::reader::{string_specials, word, HIGHS};
+use super::reader::{string_specials, word};
 
 /// How many bytes [`first_string_special`] and [`same_block`] take.
 pub(crate) const BLOCK: usize = if cfg!(target_feature = "simd128") {
@@ -16,7 +16,8 @@ pub(crate) const BLOCK: usize = if cfg!(target_feature = "simd128") {
     8
 };
 
-/// How many bytes [`is_ascii_block`] takes.
+/// How many bytes [`is_ascii_block`] takes (for [`super::utf8`]).
+#[cfg(any(test, feature = "wasm"))]
 pub(crate) const ASCII_BLOCK: usize = 32;
 
 /// The sixteen bytes of `block` as a vector (zero if it has not sixteen bytes).
@@ -68,6 +69,7 @@ pub(crate) fn same_block(a: &[u8], b: &[u8]) -> bool {
 
 /// Whether every byte of `block` ([`ASCII_BLOCK`] bytes) is ASCII.
 #[cfg(target_feature = "simd128")]
+#[cfg(any(test, feature = "wasm"))]
 #[inline]
 pub(crate) fn is_ascii_block(block: &[u8]) -> bool {
     let half = |at: usize| vector(block.get(at..).unwrap_or_default());
@@ -76,8 +78,9 @@ pub(crate) fn is_ascii_block(block: &[u8]) -> bool {
 
 /// Whether every byte of `block` ([`ASCII_BLOCK`] bytes) is ASCII.
 #[cfg(not(target_feature = "simd128"))]
+#[cfg(any(test, feature = "wasm"))]
 #[inline]
 pub(crate) fn is_ascii_block(block: &[u8]) -> bool {
     let word_at = |at: usize| block.get(at..at.wrapping_add(8)).map_or(0, word);
-    (word_at(0) | word_at(8) | word_at(16) | word_at(24)) & HIGHS == 0
+    (word_at(0) | word_at(8) | word_at(16) | word_at(24)) & super::reader::HIGHS == 0
 }

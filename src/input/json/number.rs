@@ -1,8 +1,8 @@
 //! Decimal text to the nearest double, as `JSON.parse` reads numbers. Numbers of at most 19
 //! significant digits whose power of ten is small are computed exactly in floating point (each
 //! operand and the one operation are exact or correctly rounded); the rare rest goes to the
-//! platform's parser: JavaScript's `parseFloat` in the wasm build (so the module carries no
-//! decimal conversion tables), Rust's `str::parse` natively.
+//! platform's parser: JavaScript's `parseFloat` in the npm build (feature `wasm`: the module then
+//! carries no decimal conversion tables), Rust's `str::parse` otherwise.
 
 /// Powers of ten a double holds exactly.
 const EXACT_POWERS: [f64; 23] = [
@@ -61,17 +61,17 @@ fn fast_path(text: &str) -> Option<f64> {
     Some(if negative { -value } else { value })
 }
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(feature = "wasm")]
 fn platform_parse(text: &str) -> Option<f64> {
     Some(js_sys::parse_float(text))
 }
 
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(not(feature = "wasm"))]
 fn platform_parse(text: &str) -> Option<f64> {
     text.parse().ok()
 }
 
-#[cfg(all(test, not(target_arch = "wasm32")))]
+#[cfg(test)]
 mod tests {
     use super::*;
 

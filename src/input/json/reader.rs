@@ -36,6 +36,7 @@ pub(crate) struct Container {
 impl Container {
     /// An array or object taken up again after a reader stopped inside it (see
     /// [`Reader::resume`]), `started` telling whether its first item was read.
+    #[cfg(any(test, feature = "wasm"))]
     pub fn resumed(started: bool) -> Container {
         Container { started }
     }

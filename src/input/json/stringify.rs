@@ -168,9 +168,9 @@ pub fn js_number_text(value: f64) -> String {
     }
 }
 
-/// `Number.prototype.toString()` of `value` (`"Infinity"`, `"NaN"` included): in the wasm
-/// build, JavaScript's own (the module then carries no float formatting code).
-#[cfg(target_arch = "wasm32")]
+/// `Number.prototype.toString()` of `value` (`"Infinity"`, `"NaN"` included): in the npm build
+/// (feature `wasm`), JavaScript's own (the module then carries no float formatting code).
+#[cfg(feature = "wasm")]
 pub(crate) fn js_number_to_string(value: f64) -> String {
     js_sys::Number::from(value)
         .to_string_with_radix(10)
@@ -178,8 +178,9 @@ pub(crate) fn js_number_to_string(value: f64) -> String {
         .unwrap_or_default()
 }
 
-/// `Number.prototype.toString()` of `value` (`"Infinity"`, `"NaN"` included), natively.
-#[cfg(not(target_arch = "wasm32"))]
+/// `Number.prototype.toString()` of `value` (`"Infinity"`, `"NaN"` included), in Rust: what
+/// the JS engine writes (tests/wasm_api checks the engine's side).
+#[cfg(not(feature = "wasm"))]
 pub(crate) fn js_number_to_string(value: f64) -> String {
     if value.is_nan() {
         return "NaN".to_owned();
@@ -210,7 +211,7 @@ pub(crate) fn js_number_to_string(value: f64) -> String {
 
 /// Writes the digits `d1 d2 ... dk` with value `0.d1d2...dk * 10^n` the way ECMAScript's
 /// Number::toString does.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(not(feature = "wasm"))]
 fn place_point(digits: &str, n: i32) -> String {
     let k = i32::try_from(digits.len()).unwrap_or(i32::MAX);
     if k <= n && n <= 21 {
@@ -268,7 +269,6 @@ mod tests {
         }
     }
 
-    #[cfg(not(target_arch = "wasm32"))]
     proptest::proptest! {
         #[test]
         fn number_text_round_trips_and_has_javascript_shape(bits in proptest::num::u64::ANY) {

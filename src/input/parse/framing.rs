@@ -30,7 +30,7 @@ pub enum Numbering {
 /// A last line of JSON lines that is not JSON and has no line end after it: a writer stopped
 /// mid-line. The rows before it load; it is left out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct TornTail {
     /// Its 1-based line number in the text.
     pub line: usize,
