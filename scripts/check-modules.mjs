@@ -3,7 +3,7 @@
 //   node scripts/check-modules.mjs          exits 1 on a cycle or an import from a higher layer
 //
 // A node is a module file of src/ together with the modules declared inside it (src/fold.rs with
-// src/fold/history.rs is one node, "fold"): a parent and its private children are one unit. Inside
+// src/fold/record.rs is one node, "fold"): a parent and its private children are one unit. Inside
 // a layer folder (src/input/, src/fold/, ...) a node is one level below the folder. An edge a -> b
 // is any `crate::b...` path in the code of a (comments and string literals skipped), or a
 // `super::` path that leaves a's node. Re-exports at the crate root (`crate::Name` for an item
@@ -24,7 +24,7 @@ function files(dir) {
   });
 }
 
-/** The module path of a file: src/fold/history.rs -> ["fold", "history"]; src/json/mod.rs -> ["json"]. */
+/** The module path of a file: src/fold/record.rs -> ["fold", "record"]; src/json/mod.rs -> ["json"]. */
 function modulePath(file) {
   const parts = relative(src, file).replace(/\.rs$/, "").split("/");
   if (parts.at(-1) === "mod") parts.pop();

@@ -1,18 +1,19 @@
-//! The system-prompt fold (BEHAVIOUR.md section 2) over immutable states that share one record.
+//! The system-prompt fold (BEHAVIOUR.md section 2) over immutable states that share one fold
+//! record.
 //!
-//! A line of states (each folded from the one before) shares a [`History`]: every node and
+//! A line of states (each folded from the one before) shares a [`FoldRecord`]: every node and
 //! replacement entry the line ever held, with the versions it survived. Folding from the latest
 //! state of a line updates the record in place (a few O(log n) index updates); folding from an
 //! earlier state starts a new record from what that state holds. Either way every earlier state
 //! stays valid and unchanged, and keeping one costs a few dozen bytes.
 
-mod history;
+mod record;
 pub(crate) mod request;
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use history::{History, Version};
+use record::{FoldRecord, Version};
 use serde::Serialize;
 
 use crate::input::event::{Seq, SessionEvent, SurfaceOp, Time};
@@ -94,7 +95,7 @@ struct Inner {
     first_seq: Seq,
     /// The record this state is a version of; none for an uncertain state (which holds no
     /// nodes and no replacements).
-    history: Option<Rc<RefCell<History>>>,
+    record: Option<Rc<RefCell<FoldRecord>>>,
     version: Version,
     effective: Option<Rc<SystemPromptNode>>,
     introduced: Option<Rc<SystemPromptNode>>,
@@ -104,7 +105,7 @@ impl Inner {
     fn uncertain(first_seq: Seq) -> Inner {
         Inner {
             first_seq,
-            history: None,
+            record: None,
             version: 0,
             effective: None,
             introduced: None,
@@ -137,19 +138,19 @@ pub fn inspect_system_prompt(
     // they cannot fail; were one to, the state would be withheld rather than wrong.
     let shared = match previous {
         Some(state) => {
-            (state.0.history.as_ref()).and_then(|history| continue_line(history, state.0.version))
+            (state.0.record.as_ref()).and_then(|record| continue_line(record, state.0.version))
         }
-        None => Some(Rc::new(RefCell::new(History::default()))),
+        None => Some(Rc::new(RefCell::new(FoldRecord::default()))),
     };
     let effective = previous.and_then(|state| state.0.effective.clone());
     let folded = shared.as_ref().and_then(|shared| {
-        let mut history = shared.try_borrow_mut().ok()?;
-        fold_relevant(&mut history, first_seq, effective, event)
+        let mut record = shared.try_borrow_mut().ok()?;
+        fold_relevant(&mut record, first_seq, effective, event)
     });
     let state = match (folded, shared) {
         (Some((version, effective, introduced)), Some(shared)) => Inner {
             first_seq,
-            history: Some(shared),
+            record: Some(shared),
             version,
             effective,
             introduced,
@@ -159,14 +160,17 @@ pub fn inspect_system_prompt(
     Some(SystemPromptState(Rc::new(state)))
 }
 
-/// The record to fold the state at `version` of `history` into: that record itself when the
+/// The record to fold the state at `version` of `record` into: that record itself when the
 /// state is its latest version, else a new record starting from what the state holds.
-fn continue_line(history: &Rc<RefCell<History>>, version: Version) -> Option<Rc<RefCell<History>>> {
-    let record = history.try_borrow().ok()?;
-    if record.version() == version {
-        return Some(Rc::clone(history));
+fn continue_line(
+    record: &Rc<RefCell<FoldRecord>>,
+    version: Version,
+) -> Option<Rc<RefCell<FoldRecord>>> {
+    let current = record.try_borrow().ok()?;
+    if current.version() == version {
+        return Some(Rc::clone(record));
     }
-    Some(Rc::new(RefCell::new(record.branch(version))))
+    Some(Rc::new(RefCell::new(current.branch(version))))
 }
 
 /// A folded version with its effective and introduced nodes.
@@ -176,36 +180,35 @@ type Folded = (
     Option<Rc<SystemPromptNode>>,
 );
 
-/// Folds a relevant event into the latest version of `history`: returns the new version with
+/// Folds a relevant event into the latest version of `record`: returns the new version with
 /// its effective and introduced nodes, or `None` when the state becomes uncertain (then the
 /// record is left as it was).
 fn fold_relevant(
-    history: &mut History,
+    record: &mut FoldRecord,
     first_seq: Seq,
     effective: Option<Rc<SystemPromptNode>>,
     event: &SessionEvent,
 ) -> Option<Folded> {
-    let is_unknown =
-        |endpoint: Seq| endpoint < first_seq && history.replacement(endpoint).is_none();
+    let is_unknown = |endpoint: Seq| endpoint < first_seq && record.replacement(endpoint).is_none();
     if let Some(SurfaceOp::Replace { start, end }) = event.surface_op {
         if is_unknown(start) || is_unknown(end) {
             return None;
         }
     }
-    let surviving_before = history.last_nonempty().map(|node| node.seq);
-    let version = history.advance();
+    let surviving_before = record.last_nonempty().map(|node| node.seq);
+    let version = record.advance();
     let position = match event.surface_op {
         Some(SurfaceOp::Replace { start, end }) => {
-            let position = history.replacement(start).unwrap_or(start);
+            let position = record.replacement(start).unwrap_or(start);
             let end = if end == start {
                 position
             } else {
-                history.replacement(end).unwrap_or(end)
+                record.replacement(end).unwrap_or(end)
             };
-            history.drop_range(position, end);
+            record.drop_range(position, end);
             // A seq folded twice (only a misused plain fold does that) keeps one entry.
-            history.remove_replacement(event.seq);
-            history.add_replacement(event.seq, position);
+            record.remove_replacement(event.seq);
+            record.add_replacement(event.seq, position);
             position
         }
         Some(SurfaceOp::Append) | None => event.seq,
@@ -219,10 +222,10 @@ fn fold_relevant(
             text: Rc::clone(text),
             update: event.is_system_append() && surviving_before.is_some(),
         });
-        history.add_node(position, Rc::clone(&node));
+        record.add_node(position, Rc::clone(&node));
         node
     });
-    let effective = effective_after(surviving_before, history.last_nonempty(), effective, event);
+    let effective = effective_after(surviving_before, record.last_nonempty(), effective, event);
     Some((version, effective, introduced))
 }
 
@@ -266,18 +269,18 @@ impl SystemPromptState {
 
     /// Whether a replacement reached an endpoint of unknown order, so the prompt is withheld.
     pub fn is_uncertain(&self) -> bool {
-        self.0.history.is_none()
+        self.0.record.is_none()
     }
 
     /// The surviving system nodes with their positions, in surface order.
     pub fn nodes(&self) -> impl ExactSizeIterator<Item = PositionedSystem> {
-        self.read(|history, version| history.nodes_at(version))
+        self.read(|record, version| record.nodes_at(version))
             .into_iter()
     }
 
     /// The surviving replacements as `(replacement seq, inherited position)`, ascending by seq.
     pub fn replacements(&self) -> impl ExactSizeIterator<Item = (Seq, Seq)> {
-        self.read(|history, version| history.replacements_at(version))
+        self.read(|record, version| record.replacements_at(version))
             .into_iter()
     }
 
@@ -287,13 +290,13 @@ impl SystemPromptState {
     }
 
     /// Reads this state's version of its record (nothing for an uncertain state).
-    fn read<T: Default>(&self, read: impl FnOnce(&History, Version) -> T) -> T {
-        let history = self
+    fn read<T: Default>(&self, read: impl FnOnce(&FoldRecord, Version) -> T) -> T {
+        let record = self
             .0
-            .history
+            .record
             .as_ref()
-            .and_then(|history| history.try_borrow().ok());
-        history.map_or_else(T::default, |history| read(&history, self.0.version))
+            .and_then(|record| record.try_borrow().ok());
+        record.map_or_else(T::default, |record| read(&record, self.0.version))
     }
 
     /// The prompt in force, `None` when there is none (or it is withheld).

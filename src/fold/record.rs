@@ -1,4 +1,4 @@
-//! The surface record of one line of fold states.
+//! The fold record: what one line of fold states shares.
 //!
 //! Every system node and replacement entry a line of states ever held is kept once, with the
 //! versions between which it survived; a state is a version number. The latest version (the
@@ -14,7 +14,7 @@ use std::rc::Rc;
 use super::{PositionedSystem, SystemPromptNode};
 use crate::input::event::Seq;
 
-/// A version of the record: the number of events folded into it. Version 0 is empty.
+/// A version of the fold record: the number of events folded into it. Version 0 is empty.
 pub(super) type Version = u32;
 
 /// Versions between checkpoints, at least (and at least the survivors of the last checkpoint,
@@ -33,7 +33,7 @@ struct Entry {
     died: Version,
     /// The node, for a system node; none for a replacement entry.
     node: Option<Rc<SystemPromptNode>>,
-    /// Whether the node counts as nonempty (see [`History::add_node`]).
+    /// Whether the node counts as nonempty (see [`FoldRecord::add_node`]).
     nonempty: bool,
 }
 
@@ -110,7 +110,7 @@ impl BySeq {
 #[derive(Clone, Debug)]
 struct Checkpoint {
     version: Version,
-    /// Where its survivors' indices sit in `History::checkpointed`.
+    /// Where its survivors' indices sit in `FoldRecord::checkpointed`.
     start: usize,
     end: usize,
     /// The number of entries when it was taken: later entries were born after it.
@@ -119,7 +119,7 @@ struct Checkpoint {
 
 /// Every entry of a line of states, with indexes of the tip.
 #[derive(Clone, Debug)]
-pub(super) struct History {
+pub(super) struct FoldRecord {
     entries: Vec<Entry>,
     version: Version,
     /// Surviving system nodes by (position, seq).
@@ -137,9 +137,9 @@ pub(super) struct History {
     max_replacement: Option<Seq>,
 }
 
-impl Default for History {
-    fn default() -> History {
-        History {
+impl Default for FoldRecord {
+    fn default() -> FoldRecord {
+        FoldRecord {
             entries: Vec::new(),
             version: 0,
             nodes: Index::new(),
@@ -158,10 +158,10 @@ impl Default for History {
     }
 }
 
-impl History {
+impl FoldRecord {
     /// A new record whose version 0 holds what survives at `version` of this one.
-    pub fn branch(&self, version: Version) -> History {
-        let mut branch = History::default();
+    pub fn branch(&self, version: Version) -> FoldRecord {
+        let mut branch = FoldRecord::default();
         let mut replacements = Vec::new();
         for entry in self.surviving_at(version) {
             let index = branch.entries.len();
@@ -396,9 +396,9 @@ mod tests {
     type Contents = (Vec<(Seq, Seq)>, Vec<(Seq, Seq)>);
 
     /// What the tip indexes hold, read without the record (the oracle for `*_at`).
-    fn tip(history: &History) -> Contents {
-        let nodes = history.nodes.keys().copied().collect();
-        let mut replacements: Vec<(Seq, Seq)> = history
+    fn tip(record: &FoldRecord) -> Contents {
+        let nodes = record.nodes.keys().copied().collect();
+        let mut replacements: Vec<(Seq, Seq)> = record
             .by_position
             .keys()
             .map(|(position, seq)| (*seq, *position))
@@ -407,13 +407,13 @@ mod tests {
         (nodes, replacements)
     }
 
-    fn read(history: &History, version: Version) -> Contents {
-        let nodes = history
+    fn read(record: &FoldRecord, version: Version) -> Contents {
+        let nodes = record
             .nodes_at(version)
             .iter()
             .map(|node| (node.position, node.node.seq))
             .collect();
-        (nodes, history.replacements_at(version))
+        (nodes, record.replacements_at(version))
     }
 
     fn node(seq: Seq, text: &str) -> Rc<SystemPromptNode> {
@@ -484,29 +484,29 @@ mod tests {
     /// and a branch of any version holds the same.
     #[test]
     fn every_version_reads_back_as_it_was() {
-        let mut history = History::default();
-        let mut seen = vec![tip(&history)];
+        let mut record = FoldRecord::default();
+        let mut seen = vec![tip(&record)];
         let mut next = seeded(7);
         for seq in 1..4000 {
-            history.advance();
+            record.advance();
             match next(10) {
-                0..=3 => history.add_node(seq, node(seq, if next(4) == 0 { "" } else { "x" })),
+                0..=3 => record.add_node(seq, node(seq, if next(4) == 0 { "" } else { "x" })),
                 4..=7 => {
                     let from = seq - 1 - next(20) as Seq;
-                    history.drop_range(from, from + next(3) as Seq);
-                    history.remove_replacement(seq);
-                    history.add_replacement(seq, from);
+                    record.drop_range(from, from + next(3) as Seq);
+                    record.remove_replacement(seq);
+                    record.add_replacement(seq, from);
                 }
-                8 => history.drop_range(seq - 1 - next(2000) as Seq, seq),
-                _ => history.add_replacement(seq, seq),
+                8 => record.drop_range(seq - 1 - next(2000) as Seq, seq),
+                _ => record.add_replacement(seq, seq),
             }
-            seen.push(tip(&history));
+            seen.push(tip(&record));
         }
-        assert!(history.checkpoints.len() > 20);
+        assert!(record.checkpoints.len() > 20);
         for (version, expected) in seen.iter().enumerate() {
             let version = Version::try_from(version).unwrap();
-            assert_eq!(&read(&history, version), expected, "version {version}");
-            assert_eq!(&read(&history.branch(version), 0), expected);
+            assert_eq!(&read(&record, version), expected, "version {version}");
+            assert_eq!(&read(&record.branch(version), 0), expected);
         }
     }
 }
