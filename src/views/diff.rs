@@ -60,7 +60,7 @@ pub fn diff_system(previous: &str, current: &str) -> SystemDiff {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod properties {
     use proptest::prelude::*;
 

@@ -71,7 +71,8 @@ fn platform_parse(text: &str) -> Option<f64> {
     text.parse().ok()
 }
 
-#[cfg(test)]
+// proptest is a native dev-dependency; `wasm-pack test` builds the unit tests for wasm32 too.
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
 

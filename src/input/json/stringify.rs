@@ -269,6 +269,7 @@ mod tests {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     proptest::proptest! {
         #[test]
         fn number_text_round_trips_and_has_javascript_shape(bits in proptest::num::u64::ANY) {
