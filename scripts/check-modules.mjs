@@ -132,8 +132,9 @@ function visit(node) {
 for (const node of [...nodes].sort()) if (!info.has(node)) visit(node);
 
 // The layers, lowest first: a module may import from its own layer and the layers below it.
-// Modules outside the layer folders (error, seq, sort, ...) are the base, below every layer.
-const LAYERS = ["input", "fold", "views", "window", "wasm"];
+// Modules outside the layer folders (error, seq, sort, ...) are the base, below every layer;
+// the test kit (feature `testkit`) uses the crate as its tests do, above every layer.
+const LAYERS = ["input", "fold", "views", "window", "wasm", "testkit"];
 const rank = (node) => LAYERS.indexOf(node.split("::")[0]);
 const upward = [];
 for (const [from, targets] of edges) {

@@ -67,6 +67,10 @@ mod window;
 #[cfg(feature = "wasm")]
 pub mod wasm;
 
+/// The session-log generator of the tests, fuzz targets and benches (feature `testkit`).
+#[cfg(feature = "testkit")]
+pub mod testkit;
+
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeExamples;

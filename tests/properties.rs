@@ -1,5 +1,5 @@
 #![cfg(not(target_arch = "wasm32"))]
-//! Properties of the fold and the window over random logs (`common::gen`):
+//! Properties of the fold and the window over random logs (`promptfold::testkit`):
 //!
 //! - states are immutable: folding later events (or a second branch) never changes an earlier one;
 //! - D1: load, live append, and load + prepend of older pages give the same lines, views, states
@@ -20,7 +20,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::gen;
+use promptfold::testkit;
 use promptfold::{
     inspect_request_prompt, inspect_system_prompt, parse_events, CardKey, CardSource, ChatCard,
     Conversation, ConversationChange, EventKind, PromptSnapshot, SessionEvent, SystemPromptState,
@@ -276,17 +276,35 @@ fn probe_seqs(events: &[SessionEvent], random: &[Index]) -> Vec<i64> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
+    /// The test kit's plans drawn outside proptest (a bench's seed, a fuzzer's bytes) are valid
+    /// logs too: they parse, load, and a load of their newer part plus a prepend of the rest
+    /// equals the load of the whole.
+    #[test]
+    fn seeded_and_byte_drawn_plans_are_valid_logs(
+        seed in any::<u64>(),
+        bytes in prop::collection::vec(any::<u8>(), 0..400),
+        cut in any::<Index>(),
+    ) {
+        for log in [
+            testkit::build(&testkit::Plan::seeded(seed, 120)),
+            testkit::build(&testkit::Plan::from_bytes(&bytes, 120)),
+        ] {
+            let events = testkit::parse(&log, false);
+            prepend_then_append_is_load(&events, cut.index(events.len() + 1), events.len());
+        }
+    }
+
     /// Every state handle kept along a fold stays as it was, after the rest of the log is folded
     /// and after a second branch is folded from a middle state. Irrelevant events return the very
     /// same state.
     #[test]
     fn earlier_states_never_change(
-        log in gen::valid_log(80),
+        log in testkit::valid_log(80),
         as_lines in any::<bool>(),
         windowed in any::<bool>(),
         branch_at in any::<Index>(),
     ) {
-        let events = gen::parse(&log, as_lines);
+        let events = testkit::parse(&log, as_lines);
         let window_start = if windowed { events.first().map(|event| event.seq) } else { None };
         let mut state: Option<SystemPromptState> = None;
         let mut kept: Vec<(Option<SystemPromptState>, Value)> = Vec::new();
@@ -331,10 +349,10 @@ proptest! {
     /// prepend (which re-folds with another window start) and a reload.
     #[test]
     fn conversation_states_survive_later_calls(
-        (log, cut) in gen::log_and_cut(60),
+        (log, cut) in testkit::log_and_cut(60),
         sizes in prop::collection::vec(1usize..8, 1..30),
     ) {
-        let events = gen::parse(&log, false);
+        let events = testkit::parse(&log, false);
         let (older, window) = events.split_at(cut);
         let mut conversation = Conversation::new();
         let mut kept: Vec<(i64, SystemPromptState, Value)> = Vec::new();
@@ -362,14 +380,14 @@ proptest! {
     /// replays to exactly the chat cards.
     #[test]
     fn load_append_and_prepend_agree(
-        (log, cut) in gen::log_and_cut(80),
+        (log, cut) in testkit::log_and_cut(80),
         as_lines in any::<bool>(),
         has_more in any::<bool>(),
         split in (any::<Index>(), any::<Index>()),
         sizes in prop::collection::vec(1usize..12, 1..20),
         random_probes in prop::collection::vec(any::<Index>(), 0..12),
     ) {
-        let events = gen::parse(&log[cut..], as_lines);
+        let events = testkit::parse(&log[cut..], as_lines);
         let probes = probe_seqs(&events, &random_probes);
         let mut sizes = sizes.into_iter().cycle();
         let (a, b) = (split.0.index(events.len() + 1), split.1.index(events.len() + 1));
@@ -406,8 +424,8 @@ proptest! {
     /// initial card at its turn start for step 1, else its step start, else its own seq), belong to
     /// nonempty appends folded while certain, and the views are in their documented orders.
     #[test]
-    fn system_cards_are_anchored_by_the_step_rules((log, cut) in gen::log_and_cut(80)) {
-        let events = gen::parse(&log[cut..], false);
+    fn system_cards_are_anchored_by_the_step_rules((log, cut) in testkit::log_and_cut(80)) {
+        let events = testkit::parse(&log[cut..], false);
         let mut conversation = Conversation::new();
         conversation.load(events.clone(), cut > 0).map_err(|err| TestCaseError::fail(err.to_string()))?;
         let mut turn_starts = BTreeMap::new();
@@ -461,13 +479,13 @@ proptest! {
     /// accepted one leaves a window equal to a fresh load of what it holds (D1 on odd input).
     #[test]
     fn hostile_text_never_panics_and_failures_change_nothing(
-        text in gen::hostile_text(),
-        base in gen::valid_log(20),
+        text in testkit::hostile_text(),
+        base in testkit::valid_log(20),
         has_more in any::<bool>(),
     ) {
         let parsed = parse_events(&text);
         let mut start = Conversation::new();
-        start.load(gen::parse(&base, false), false).map_err(|err| TestCaseError::fail(err.to_string()))?;
+        start.load(testkit::parse(&base, false), false).map_err(|err| TestCaseError::fail(err.to_string()))?;
         for conversation in [Conversation::new(), start] {
             let before = snapshot(&conversation);
             type Call = fn(&mut Conversation, &str, bool) -> Result<ConversationChange, promptfold::Error>;
@@ -515,10 +533,10 @@ proptest! {
     /// change reports.
     #[test]
     fn random_operations_never_panic(
-        log in gen::valid_log(40),
+        log in testkit::valid_log(40),
         ops in prop::collection::vec(operation(), 1..10),
     ) {
-        let events = gen::parse(&log, false);
+        let events = testkit::parse(&log, false);
         let mut window = Window::new();
         for op in &ops {
             let before = snapshot(&window.conversation);
@@ -565,12 +583,12 @@ proptest! {
     /// window's own walk where both withhold the prompt.
     #[test]
     fn prepended_pages_agree_with_one_load(
-        log in gen::valid_log(300),
+        log in testkit::valid_log(300),
         cuts in (any::<Index>(), any::<Index>()),
         sizes in prop::collection::vec(1usize..40, 1..20),
         has_more in any::<bool>(),
     ) {
-        let events = gen::parse(&log, false);
+        let events = testkit::parse(&log, false);
         let probes = probe_seqs(&events, &[]);
         let (a, b) = (cuts.0.index(events.len() + 1), cuts.1.index(events.len() + 1));
         let (start, live) = (a.min(b), a.max(b));
@@ -740,9 +758,9 @@ enum Operation {
 
 fn operation() -> impl Strategy<Value = Operation> {
     prop_oneof![
-        1 => (gen::hostile_text(), any::<bool>()).prop_map(|(t, m)| Operation::LoadText(t, m)),
-        1 => gen::hostile_text().prop_map(Operation::AppendText),
-        1 => (gen::hostile_text(), any::<bool>()).prop_map(|(t, m)| Operation::PrependText(t, m)),
+        1 => (testkit::hostile_text(), any::<bool>()).prop_map(|(t, m)| Operation::LoadText(t, m)),
+        1 => testkit::hostile_text().prop_map(Operation::AppendText),
+        1 => (testkit::hostile_text(), any::<bool>()).prop_map(|(t, m)| Operation::PrependText(t, m)),
         3 => (any::<Index>(), any::<Index>(), any::<bool>()).prop_map(|(a, b, m)| Operation::Load(a, b, m)),
         4 => (any::<Index>(), any::<Index>()).prop_map(|(a, b)| Operation::Append(a, b)),
         4 => (any::<Index>(), any::<Index>(), any::<bool>()).prop_map(|(a, b, m)| Operation::Prepend(a, b, m)),

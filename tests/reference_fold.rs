@@ -19,7 +19,7 @@
 
 mod common;
 
-use common::gen;
+use promptfold::testkit;
 use promptfold::{
     inspect_system_prompt, Conversation, SystemPromptNode, SystemPromptState, SystemPromptStateJson,
 };
@@ -279,7 +279,7 @@ fn from_crate(state: &SystemPromptStateJson) -> reference::State {
 
 /// The crate's state after each event, folded with `inspect_system_prompt`.
 fn crate_states(events: &[Value], window_start: Option<i64>) -> Vec<Option<SystemPromptStateJson>> {
-    let parsed = gen::parse(events, false);
+    let parsed = testkit::parse(events, false);
     let mut state: Option<SystemPromptState> = None;
     parsed
         .iter()
@@ -364,7 +364,7 @@ fn check_window(events: &[Value], window_starts: &[Option<i64>]) -> Result<(), T
     }
     let mut conversation = Conversation::new();
     conversation
-        .load(gen::parse(events, true), false)
+        .load(testkit::parse(events, true), false)
         .map_err(|err| TestCaseError::fail(err.to_string()))?;
     let window: Vec<Option<SystemPromptStateJson>> = conversation
         .lines()
@@ -417,7 +417,7 @@ proptest! {
 
     /// Whole logs, folded without a window start (upstream rule) and with one.
     #[test]
-    fn fold_matches_reference_on_whole_logs(log in gen::valid_log(120)) {
+    fn fold_matches_reference_on_whole_logs(log in testkit::valid_log(120)) {
         let first = log.first().and_then(|event| event["seq"].as_i64());
         check_window(&log, &[None, first])?;
     }
@@ -430,7 +430,7 @@ proptest! {
     /// known endpoints with one.
     #[test]
     fn fold_matches_reference_when_the_first_relevant_event_is_a_replace(
-        log in gen::replace_first_log(80),
+        log in testkit::replace_first_log(80),
     ) {
         let first_relevant = log.iter().find(|event| {
             event["type"] == "system/message" || event["surfaceOp"].get("op").is_some()
@@ -445,7 +445,7 @@ proptest! {
     /// some way before the first loaded event.
     #[test]
     fn fold_matches_reference_on_windows_cut_mid_log(
-        (log, cut) in gen::log_and_cut(120),
+        (log, cut) in testkit::log_and_cut(120),
         back in 0i64..20,
     ) {
         let window = &log[cut..];

@@ -17,7 +17,7 @@
 
 mod common;
 
-use common::gen;
+use promptfold::testkit;
 use promptfold::{Conversation, Error};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -115,7 +115,7 @@ fn seqless(event: &Value) -> Value {
 fn reference(events: &[Value]) -> Conversation {
     let mut conversation = Conversation::new();
     conversation
-        .load_json(&gen::array_text(events), false)
+        .load_json(&testkit::array_text(events), false)
         .unwrap();
     conversation
 }
@@ -177,7 +177,7 @@ fn a_header_with_extra_members_is_kept_whole_and_shows_nowhere() {
     );
     // As a JSON array too, and with the header as the oldest page's first row.
     let mut array = Conversation::new();
-    array.load_json(&gen::array_text(&rows), false).unwrap();
+    array.load_json(&testkit::array_text(&rows), false).unwrap();
     assert_eq!(shown(&array), shown(&reference(&log)));
     let mut paged = Conversation::new();
     paged.load_json(&rows_text(&log[8..], "\n"), true).unwrap();
@@ -326,7 +326,7 @@ fn a_header_of_format_two_or_older_is_unsupported() {
         );
         let mut rows = vec![header(version)];
         rows.extend(base_log());
-        let error = promptfold::parse_events(&gen::array_text(&rows)).unwrap_err();
+        let error = promptfold::parse_events(&testkit::array_text(&rows)).unwrap_err();
         assert_eq!(error.code(), "UNSUPPORTED_FORMAT_VERSION");
     }
     // Versions newer than known, or not integers, are read like the newest.
@@ -436,7 +436,7 @@ proptest! {
     /// equals append; the header and notifications never change a line or a view.
     #[test]
     fn feeding_in_any_pieces_equals_loading_the_whole(
-        log in gen::valid_log(30),
+        log in testkit::valid_log(30),
         cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..12),
         split in any::<prop::sample::Index>(),
         framed in any::<bool>(),

@@ -3,7 +3,11 @@
 //! ```text
 //! node bench/js/gen.mjs                                   # writes bench/data/*.json
 //! cargo bench --bench fold -- [--runs N] bench/data/typical-10k.json ...
+//! cargo bench --bench fold -- --generated 20000           # a test-kit log, no files needed
 //! ```
+//!
+//! `--generated N` benches a log of N actions drawn by the test kit (`promptfold::testkit`,
+//! `Plan::seeded(1, N)`), built in memory: the property tests' kind of log, at bench size.
 //!
 //! For each file, prints one JSON object on a line: medians of N runs (default 5) of the plain
 //! fold keeping the state of every relevant event, of `Conversation::load` (parsed events in; a
@@ -27,7 +31,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use promptfold::{inspect_system_prompt, parse_events, Conversation, SystemPromptState};
+use promptfold::{inspect_system_prompt, parse_events, testkit, Conversation, SystemPromptState};
 
 /// The system allocator, counting the bytes currently allocated.
 struct Counting;
@@ -106,13 +110,20 @@ fn bench_file(path: &str, runs: usize) -> String {
     let name = std::path::Path::new(path)
         .file_stem()
         .and_then(|stem| stem.to_str())
-        .unwrap_or(path)
-        .to_owned();
+        .unwrap_or(path);
+    bench_text(name, &text, runs)
+}
 
+/// A test-kit log of `actions` actions, as JSON array text.
+fn generated(actions: usize) -> String {
+    testkit::array_text(&testkit::build(&testkit::Plan::seeded(1, actions)))
+}
+
+fn bench_text(name: &str, text: &str, runs: usize) -> String {
     // One timed parse, and the bytes the parsed events keep.
     let before_parse = live();
     let start = Instant::now();
-    let events = parse_events(&text).expect("valid workload");
+    let events = parse_events(text).expect("valid workload");
     let parse_ms = start.elapsed().as_secs_f64() * 1e3;
     let events_bytes = live() - before_parse;
     let relevant = events.iter().filter(|event| event.is_relevant()).count();
@@ -137,9 +148,7 @@ fn bench_file(path: &str, runs: usize) -> String {
     let before_load = live();
     let start = Instant::now();
     let mut conversation = Conversation::new();
-    conversation
-        .load_json(&text, false)
-        .expect("valid workload");
+    conversation.load_json(text, false).expect("valid workload");
     let load_json_ms = start.elapsed().as_secs_f64() * 1e3;
     let window_bytes = live() - before_load;
 
@@ -204,6 +213,7 @@ fn bench_file(path: &str, runs: usize) -> String {
 fn main() {
     let mut runs = 5usize;
     let mut files = Vec::new();
+    let mut generated_sizes = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -213,17 +223,28 @@ fn main() {
                     .and_then(|value| value.parse().ok())
                     .expect("--runs N");
             }
+            "--generated" => generated_sizes.push(
+                args.next()
+                    .and_then(|value| value.parse::<usize>().ok())
+                    .expect("--generated N"),
+            ),
             // `cargo bench` passes `--bench`; other harness flags are ignored too.
             flag if flag.starts_with("--") => {}
             file => files.push(file.to_owned()),
         }
     }
-    if files.is_empty() {
-        eprintln!("usage: cargo bench --bench fold -- [--runs N] bench/data/NAME.json ...");
+    if files.is_empty() && generated_sizes.is_empty() {
+        eprintln!("usage: cargo bench --bench fold -- [--runs N] [--generated N] bench/data/NAME.json ...");
         eprintln!("(generate the files first: node bench/js/gen.mjs)");
         std::process::exit(2);
     }
     for file in files {
         println!("{}", bench_file(&file, runs));
+    }
+    for actions in generated_sizes {
+        println!(
+            "{}",
+            bench_text(&format!("generated-{actions}"), &generated(actions), runs)
+        );
     }
 }

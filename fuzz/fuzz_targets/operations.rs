@@ -2,6 +2,10 @@
 //! event vectors, JSON arrays, JSON lines, truncated or wrapped text, or events built directly
 //! without the parser), `state_at`, `request_at`, `views` and `lines`.
 //!
+//! Besides the events built here from arbitrary fields (valid-looking and not), `Op::Valid`
+//! takes a valid log from the test kit (`promptfold::testkit`, the property tests' generator,
+//! drawn from the fuzzer's bytes): its newer part is loaded, then its older part prepended.
+//!
 //! Events are built from arbitrary fields, valid-looking and not: seqs that follow the window or
 //! repeat, go back, jump, or are not safe integers; replace endpoints that name a recent event,
 //! dangle before the window, are reversed, point at the event itself or later; every field in a
@@ -21,8 +25,8 @@ use std::collections::BTreeMap;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use promptfold::{
-    parse_events, CardKey, ChatCard, Conversation, ConversationChange, Error, EventKind, EventLine,
-    HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, TurnField, Views,
+    parse_events, testkit, CardKey, ChatCard, Conversation, ConversationChange, Error, EventKind,
+    EventLine, HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, TurnField, Views,
 };
 use serde_json::{json, Map, Value};
 
@@ -30,13 +34,28 @@ const MAX_SAFE: i64 = (1 << 53) - 1;
 
 #[derive(Arbitrary, Debug)]
 enum Op {
-    Load { batch: Batch, has_more: bool },
-    Append { batch: Batch },
-    Prepend { batch: Batch, has_more: bool },
+    Load {
+        batch: Batch,
+        has_more: bool,
+    },
+    Append {
+        batch: Batch,
+    },
+    Prepend {
+        batch: Batch,
+        has_more: bool,
+    },
     StateAt(SeqPick),
     RequestAt(SeqPick),
     Views,
     Lines,
+    /// A valid test-kit log: the events after `split` loaded (with more to come), then the
+    /// events before it prepended.
+    Valid {
+        plan: Vec<u8>,
+        split: u16,
+        form: Form,
+    },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -566,14 +585,27 @@ fn snapshot(conversation: &Conversation) -> Snapshot {
     }
 }
 
+/// The two calls of an `Op::Valid`: the newer part of a test-kit log, then the older.
+fn valid_steps(plan: &[u8], split: u16) -> [(Call, Vec<Value>, Vec<SessionEvent>); 2] {
+    let log = testkit::build(&testkit::Plan::from_bytes(plan, 200));
+    let at = usize::from(split) % (log.len() + 1);
+    let direct = |values: &[Value]| testkit::parse(values, false);
+    let (older, newer) = log.split_at(at);
+    [
+        (Call::Load(!older.is_empty()), newer.to_vec(), direct(newer)),
+        (Call::Prepend(false), older.to_vec(), direct(older)),
+    ]
+}
+
 fn run(
     conversation: &mut Conversation,
     call: &Call,
-    batch: &Batch,
+    form: &Form,
+    values: Vec<Value>,
+    direct: Vec<SessionEvent>,
 ) -> Result<ConversationChange, Error> {
-    let (values, direct) = build_batch(batch, call, conversation);
     let array = Value::Array(values.clone()).to_string();
-    let text = match &batch.form {
+    let text = match form {
         Form::Parsed | Form::JsonArray | Form::Direct => array,
         Form::JsonLines => values
             .iter()
@@ -590,7 +622,7 @@ fn run(
             _ => "  null ".to_owned(),
         },
     };
-    match (&batch.form, call) {
+    match (form, call) {
         (Form::Parsed, _) => {
             let events = parse_events(&text)?;
             match call {
@@ -662,10 +694,25 @@ fuzz_target!(|ops: Vec<Op>| {
     // FUZZ_STATS=1: one line per load/append/prepend on stderr, to see what a corpus exercises.
     let stats = std::env::var_os("FUZZ_STATS").is_some();
     for op in ops.iter().take(64) {
-        let (call, batch) = match op {
-            Op::Load { batch, has_more } => (Call::Load(*has_more), batch),
-            Op::Append { batch } => (Call::Append, batch),
-            Op::Prepend { batch, has_more } => (Call::Prepend(*has_more), batch),
+        let steps: Vec<(Call, &Form, Vec<Value>, Vec<SessionEvent>)> = match op {
+            Op::Load { batch, has_more } => {
+                let call = Call::Load(*has_more);
+                let (values, direct) = build_batch(batch, &call, &conversation);
+                vec![(call, &batch.form, values, direct)]
+            }
+            Op::Append { batch } => {
+                let (values, direct) = build_batch(batch, &Call::Append, &conversation);
+                vec![(Call::Append, &batch.form, values, direct)]
+            }
+            Op::Prepend { batch, has_more } => {
+                let call = Call::Prepend(*has_more);
+                let (values, direct) = build_batch(batch, &call, &conversation);
+                vec![(call, &batch.form, values, direct)]
+            }
+            Op::Valid { plan, split, form } => valid_steps(plan, *split)
+                .into_iter()
+                .map(|(call, values, direct)| (call, form, values, direct))
+                .collect(),
             Op::StateAt(seq) => {
                 let seq = pick(&conversation, seq);
                 if let Some(state) = conversation.state_at(seq) {
@@ -692,71 +739,75 @@ fuzz_target!(|ops: Vec<Op>| {
                 continue;
             }
         };
-        let before = snapshot(&conversation);
-        let before_events = conversation.events().to_vec();
-        let result = run(&mut conversation, &call, batch);
-        let after = snapshot(&conversation);
-        match result {
-            Err(err) => {
-                if stats {
-                    eprintln!("STATS err {}", err.code());
+        for (call, form, values, direct) in steps {
+            let before = snapshot(&conversation);
+            let before_events = conversation.events().to_vec();
+            let result = run(&mut conversation, &call, form, values, direct);
+            let after = snapshot(&conversation);
+            match result {
+                Err(err) => {
+                    if stats {
+                        eprintln!("STATS err {}", err.code());
+                    }
+                    let _ = (err.code(), err.index(), err.seq(), err.to_string());
+                    assert_eq!(after, before, "a failed call changed the window: {err}");
+                    assert_eq!(
+                        conversation.events(),
+                        &before_events[..],
+                        "a failed call changed the events"
+                    );
                 }
-                let _ = (err.code(), err.index(), err.seq(), err.to_string());
-                assert_eq!(after, before, "a failed call changed the window: {err}");
-                assert_eq!(
-                    conversation.events(),
-                    &before_events[..],
-                    "a failed call changed the events"
-                );
-            }
-            Ok(change) => {
-                if stats {
-                    let kind = match call {
-                        Call::Load(_) => "load",
-                        Call::Append => "append",
-                        Call::Prepend(_) => "prepend",
-                    };
-                    let replaces = conversation
-                        .events()
-                        .iter()
-                        .filter(|event| matches!(event.surface_op, Some(SurfaceOp::Replace { .. })))
-                        .count();
-                    let uncertain = conversation
-                        .state_at(Seq::MAX)
-                        .is_some_and(|state| state.is_uncertain());
-                    eprintln!(
+                Ok(change) => {
+                    if stats {
+                        let kind = match call {
+                            Call::Load(_) => "load",
+                            Call::Append => "append",
+                            Call::Prepend(_) => "prepend",
+                        };
+                        let replaces = conversation
+                            .events()
+                            .iter()
+                            .filter(|event| {
+                                matches!(event.surface_op, Some(SurfaceOp::Replace { .. }))
+                            })
+                            .count();
+                        let uncertain = conversation
+                            .state_at(Seq::MAX)
+                            .is_some_and(|state| state.is_uncertain());
+                        eprintln!(
                         "STATS ok {kind} events={} replaces={replaces} cards={} uncertain={uncertain}",
                         conversation.len(),
                         after.views.chat.len()
                     );
-                }
-                replayed.apply(&change);
-                assert_eq!(
-                    after.views.chat,
-                    replayed.cards(),
-                    "replayed chat cards differ from views()"
-                );
-                let mut fresh = Conversation::new();
-                fresh
-                    .load(conversation.events().to_vec(), conversation.has_more())
-                    .expect("a fresh load of the window's own events succeeds");
-                assert_eq!(
-                    fresh.lines(),
-                    after.lines,
-                    "D1: lines differ from a fresh load"
-                );
-                assert_eq!(
-                    fresh.views(),
-                    after.views,
-                    "D1: views differ from a fresh load"
-                );
-                for line in &after.lines {
-                    let state = conversation.state_at(line.seq).map(|state| state.to_json());
+                    }
+                    replayed.apply(&change);
                     assert_eq!(
-                        state, line.system,
-                        "state_at({}) differs from lines()",
-                        line.seq
+                        after.views.chat,
+                        replayed.cards(),
+                        "replayed chat cards differ from views()"
                     );
+                    let mut fresh = Conversation::new();
+                    fresh
+                        .load(conversation.events().to_vec(), conversation.has_more())
+                        .expect("a fresh load of the window's own events succeeds");
+                    assert_eq!(
+                        fresh.lines(),
+                        after.lines,
+                        "D1: lines differ from a fresh load"
+                    );
+                    assert_eq!(
+                        fresh.views(),
+                        after.views,
+                        "D1: views differ from a fresh load"
+                    );
+                    for line in &after.lines {
+                        let state = conversation.state_at(line.seq).map(|state| state.to_json());
+                        assert_eq!(
+                            state, line.system,
+                            "state_at({}) differs from lines()",
+                            line.seq
+                        );
+                    }
                 }
             }
         }

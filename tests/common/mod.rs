@@ -2,8 +2,6 @@
 
 #![allow(dead_code)]
 
-pub mod gen;
-
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;

@@ -1,0 +1,29 @@
+//! The test kit (feature `testkit`): one session-log generator for the Rust tests (`tests/`),
+//! the fuzz targets (`fuzz/`) and the native benches (`bench/native/`). Not part of the
+//! library's API; its items may panic (they build test input).
+//!
+//! - [`log`]: valid random logs, drawn as a [`Plan`] by proptest ([`valid_log`],
+//!   [`log_and_cut`], ...), from a seed ([`Plan::seeded`]) or from a fuzzer's bytes
+//!   ([`Plan::from_bytes`]), built into JSON events by [`build`].
+//! - [`hostile`]: invalid and hostile text made from those logs ([`hostile_text`]).
+//! - [`random`]: where the random choices come from.
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::unreachable,
+    clippy::todo,
+    clippy::arithmetic_side_effects
+)]
+
+pub mod hostile;
+pub mod log;
+pub mod random;
+
+pub use hostile::{hostile_text, json_tree, mutate, Mutation};
+pub use log::{
+    array_text, build, lines_text, log_and_cut, parse, plan, plan_with, replace_first_log,
+    valid_log, Action, Opening, Plan, MAX_SAFE,
+};
