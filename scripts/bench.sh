@@ -26,8 +26,8 @@ for arg in "$@"; do
   esac
 done
 
-wasm=pkg/node/promptfold_bg.wasm
-if [ "$build" = 1 ] || [ ! -f "$wasm" ] || [ ! -f pkg/web/promptfold_bg.wasm ] ||
+wasm=pkg/web/promptfold_bg.wasm
+if [ "$build" = 1 ] || [ ! -f "$wasm" ] || [ ! -f pkg/node/promptfold_wasm.js ] ||
   [ -n "$(find src Cargo.toml Cargo.lock -newer "$wasm" -print -quit)" ]; then
   echo "bench: building pkg/ (scripts/build.sh)"
   bash scripts/build.sh

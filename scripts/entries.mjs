@@ -11,7 +11,7 @@
 //   node/promptfold.mjs  its ES module face (one wasm instance for import and require)
 // The .d.ts of each (bundler/promptfold.d.ts is the public API without init functions).
 // Usage: node scripts/entries.mjs <pkg folder>
-import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 
@@ -44,6 +44,9 @@ glue = replaceOnce(
 );
 glue = glue.replace(/require\(String\.raw`([^`\\]*)`\)/g, (_, path) => `require(${JSON.stringify(path)})`);
 writeFileSync(nodeGlue, glue);
+// The Node build reads the embedded bytes only: its own copy of the wasm would ship unused.
+rmSync(join(out, "node", "promptfold_bg.wasm"));
+rmSync(join(out, "node", "promptfold_bg.wasm.d.ts"));
 write("node/promptfold_wasm.js", [
   generated,
   "// The wasm of ../web/promptfold_bg.wasm, as bytes.",

@@ -111,7 +111,7 @@ if [ "${RELIABILITY_NO_BUILD:-0}" != 1 ] || [ ! -f pkg/node/promptfold.js ]; the
 fi
 rm -rf "$work/pkg-node"
 cp -rp pkg/node "$work/pkg-node"
-echo "package: pkg/node built $(date -u -r pkg/node/promptfold_bg.wasm +%Y-%m-%dT%H:%M:%SZ), wasm $(wc -c < pkg/node/promptfold_bg.wasm) bytes" >> "$work/run.txt"
+echo "package: pkg/ built $(date -u -r pkg/web/promptfold_bg.wasm +%Y-%m-%dT%H:%M:%SZ), wasm $(wc -c < pkg/web/promptfold_bg.wasm) bytes" >> "$work/run.txt"
 export PROMPTFOLD_PKG="$work/pkg-node"
 js_inputs=(prompt-1mb log-100mb)
 [ "$quick" = 0 ] && js_inputs+=(events-1m)

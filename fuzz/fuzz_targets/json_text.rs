@@ -79,7 +79,11 @@ fn feed(conversation: &mut Conversation, segment: &[u8]) -> Result<ConversationC
                 last = change;
             }
             Err(err) => {
-                assert_eq!(snapshot(conversation), before, "a failed feed changed the window: {err}");
+                assert_eq!(
+                    snapshot(conversation),
+                    before,
+                    "a failed feed changed the window: {err}"
+                );
                 assert!(!err.code().is_empty());
                 // The pieces before it stay fed: the caller checks them as a success.
                 return Ok(last);

@@ -1,10 +1,15 @@
 //! Structured random operation sequences on one `Conversation`: load, append, prepend (from
-//! event vectors, JSON arrays, JSON lines, truncated or wrapped text, or events built directly
-//! without the parser), `state_at`, `request_at`, `views` and `lines`.
+//! event vectors, JSON arrays, JSON lines, truncated or wrapped text, session-log bytes in real
+//! framing, or events built directly without the parser), `feed` of framed bytes cut anywhere,
+//! `state_at`, `request_at`, `views` and `lines`.
 //!
-//! Besides the events built here from arbitrary fields (valid-looking and not), `Op::Valid`
-//! takes a valid log from the test kit (`promptfold::testkit`, the property tests' generator,
-//! drawn from the fuzzer's bytes): its newer part is loaded, then its older part prepended.
+//! Real framing (SPEC section 10): a session header row (supported, old or odd versions), SDK
+//! notification envelopes and status rows, seq-less logs, CRLF, a byte order mark, blank lines, a
+//! torn last line cut anywhere (inside a UTF-8 character too).
+//!
+//! Besides the events built here, `Op::Valid` takes a valid log from the test kit
+//! (`promptfold::testkit`, the property tests' generator, drawn from the fuzzer's bytes): its
+//! newer part is loaded, then its older part prepended, in one of the batch forms.
 //!
 //! Events are built from arbitrary fields, valid-looking and not: seqs that follow the window or
 //! repeat, go back, jump, or are not safe integers; replace endpoints that name a recent event,
@@ -12,12 +17,16 @@
 //! wrong JSON shape now and then; elements that are not objects.
 //!
 //! Invariants checked after every operation:
-//! - on `Err`: `lines()`, `views()`, window start, `has_more` and length are exactly as before;
+//! - on `Err`: `lines()`, `views()`, window start, `has_more`, length, `session()` and the kept
+//!   unfinished line are exactly as before;
 //! - on `Ok`: a fresh `Conversation::load` of the same `events()` gives identical `lines()` and
 //!   `views()` (D1), and the chat cards replayed from every change report so far equal
 //!   `views().chat`;
 //! - `state_at(seq)` equals the state in `lines()` for every loaded seq, and never panics for any
-//!   seq; `request_at` never panics.
+//!   seq; `request_at` never panics;
+//! - the kept unfinished line never holds a line end;
+//! - feeding bytes in pieces into a fresh conversation, when every piece succeeds, ends exactly as
+//!   feeding them whole.
 #![no_main]
 
 use std::collections::BTreeMap;
@@ -45,17 +54,23 @@ enum Op {
         batch: Batch,
         has_more: bool,
     },
-    StateAt(SeqPick),
-    RequestAt(SeqPick),
-    Views,
-    Lines,
-    /// A valid test-kit log: the events after `split` loaded (with more to come), then the
-    /// events before it prepended.
+    /// The batch as framed session-log bytes, fed in pieces cut at these offsets.
+    Feed {
+        batch: Batch,
+        framing: Framing,
+        cuts: Vec<u16>,
+    },
+    /// A valid test-kit log: the events after `split` loaded (with more to come when some are
+    /// left), then the events before it prepended.
     Valid {
         plan: Vec<u8>,
         split: u16,
         form: Form,
     },
+    StateAt(SeqPick),
+    RequestAt(SeqPick),
+    Views,
+    Lines,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -79,8 +94,42 @@ enum Form {
     Truncated(u16),
     /// Valid JSON that is not an array.
     Wrapped(u8),
+    /// JSON lines in a session log's real framing, as bytes through the `*_json_bytes` call.
+    Framed(Framing),
     /// `SessionEvent`s built directly, without the parser's checks (Rust API only).
     Direct,
+}
+
+/// How a session log frames its rows (SPEC section 10).
+#[derive(Arbitrary, Debug)]
+struct Framing {
+    header: HeaderPick,
+    /// Bit i set: the event at index i (mod 8) is sent in an SDK notification envelope.
+    notifications: u8,
+    /// A `session.status` notification (no event) after the first event.
+    status_row: bool,
+    /// Every event without `seq` and `time`, as the harness's snapshot tests write them.
+    seqless: bool,
+    crlf: bool,
+    bom: bool,
+    /// A blank line after every third row.
+    blank_lines: bool,
+    /// A torn last line: this many bytes of one more event's row, no line end after it.
+    torn: Option<u8>,
+    /// A line end after the last complete row.
+    final_line_end: bool,
+}
+
+#[derive(Arbitrary, Debug)]
+enum HeaderPick {
+    None,
+    /// `version` 3 to 7.
+    Supported(u8),
+    /// `version` 0 to 2.
+    Old(u8),
+    /// `version` that is not an integer, or absent.
+    Odd(Junk),
+    Absent,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -566,6 +615,83 @@ fn build_batch(
     (values, direct)
 }
 
+/// The rows of `values` as session-log bytes in `framing`.
+fn framed_bytes(values: &[Value], framing: &Framing) -> Vec<u8> {
+    let mut rows: Vec<String> = Vec::new();
+    let header = |version: Option<Value>| {
+        let mut header = Map::new();
+        header.insert("type".into(), json!("session"));
+        if let Some(version) = version {
+            header.insert("version".into(), version);
+        }
+        header.insert("id".into(), json!("s-1"));
+        header.insert("cwd".into(), json!("/w ✓"));
+        Value::Object(header).to_string()
+    };
+    match &framing.header {
+        HeaderPick::None => {}
+        HeaderPick::Supported(n) => rows.push(header(Some(json!(3 + n % 5)))),
+        HeaderPick::Old(n) => rows.push(header(Some(json!(n % 3)))),
+        HeaderPick::Odd(junk) => rows.push(header(Some(junk.value()))),
+        HeaderPick::Absent => rows.push(header(None)),
+    }
+    let row = |index: usize, value: &Value| {
+        let mut value = value.clone();
+        if framing.seqless {
+            if let Value::Object(object) = &mut value {
+                object.remove("seq");
+                object.remove("time");
+            }
+        }
+        if framing.notifications >> (index % 8) & 1 == 1 {
+            json!({"jsonrpc": "2.0", "method": "session.event",
+                   "params": {"sessionId": "s-1", "event": value}})
+            .to_string()
+        } else {
+            value.to_string()
+        }
+    };
+    for (index, value) in values.iter().enumerate() {
+        rows.push(row(index, value));
+        if index == 0 && framing.status_row {
+            rows.push(
+                json!({"jsonrpc": "2.0", "method": "session.status",
+                             "params": {"status": "running"}})
+                .to_string(),
+            );
+        }
+    }
+    let line_end: &[u8] = if framing.crlf { b"\r\n" } else { b"\n" };
+    let mut bytes = Vec::new();
+    if framing.bom {
+        bytes.extend_from_slice("\u{feff}".as_bytes());
+    }
+    for (index, row) in rows.iter().enumerate() {
+        if index > 0 {
+            bytes.extend_from_slice(line_end);
+            if framing.blank_lines && index % 3 == 0 {
+                bytes.extend_from_slice(line_end);
+            }
+        }
+        bytes.extend_from_slice(row.as_bytes());
+    }
+    if framing.final_line_end && !rows.is_empty() {
+        bytes.extend_from_slice(line_end);
+    }
+    if let Some(n) = framing.torn {
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            bytes.extend_from_slice(line_end);
+        }
+        let last = values.last().map_or_else(
+            || "{\"seq\": 1, \"ty✓pe\": ".to_owned(),
+            |value| row(values.len(), value),
+        );
+        let cut = usize::from(n) % (last.len() + 1);
+        bytes.extend_from_slice(&last.as_bytes()[..cut]);
+    }
+    bytes
+}
+
 #[derive(Debug, PartialEq)]
 struct Snapshot {
     lines: Vec<EventLine>,
@@ -573,6 +699,8 @@ struct Snapshot {
     window_start: Option<Seq>,
     has_more: bool,
     len: usize,
+    session: Option<promptfold::JsonValue>,
+    unfinished: Vec<u8>,
 }
 
 fn snapshot(conversation: &Conversation) -> Snapshot {
@@ -582,31 +710,58 @@ fn snapshot(conversation: &Conversation) -> Snapshot {
         window_start: conversation.window_start(),
         has_more: conversation.has_more(),
         len: conversation.len(),
+        session: conversation.session().cloned(),
+        unfinished: conversation.unfinished_line().to_vec(),
     }
+}
+
+fn run(
+    conversation: &mut Conversation,
+    call: &Call,
+    batch: &Batch,
+) -> Result<ConversationChange, Error> {
+    let (values, direct) = build_batch(batch, call, conversation);
+    run_values(conversation, call, &batch.form, values, direct)
 }
 
 /// The two calls of an `Op::Valid`: the newer part of a test-kit log, then the older.
 fn valid_steps(plan: &[u8], split: u16) -> [(Call, Vec<Value>, Vec<SessionEvent>); 2] {
     let log = testkit::build(&testkit::Plan::from_bytes(plan, 200));
     let at = usize::from(split) % (log.len() + 1);
-    let direct = |values: &[Value]| testkit::parse(values, false);
     let (older, newer) = log.split_at(at);
     [
-        (Call::Load(!older.is_empty()), newer.to_vec(), direct(newer)),
-        (Call::Prepend(false), older.to_vec(), direct(older)),
+        (
+            Call::Load(!older.is_empty()),
+            newer.to_vec(),
+            testkit::parse(newer, false),
+        ),
+        (
+            Call::Prepend(false),
+            older.to_vec(),
+            testkit::parse(older, false),
+        ),
     ]
 }
 
-fn run(
+/// Makes `call` with `values` (or the `direct` events) in `form`.
+fn run_values(
     conversation: &mut Conversation,
     call: &Call,
     form: &Form,
     values: Vec<Value>,
     direct: Vec<SessionEvent>,
 ) -> Result<ConversationChange, Error> {
+    if let Form::Framed(framing) = form {
+        let bytes = framed_bytes(&values, framing);
+        return match call {
+            Call::Load(has_more) => conversation.load_json_bytes(&bytes, *has_more),
+            Call::Append => conversation.append_json_bytes(&bytes),
+            Call::Prepend(has_more) => conversation.prepend_json_bytes(&bytes, *has_more),
+        };
+    }
     let array = Value::Array(values.clone()).to_string();
     let text = match form {
-        Form::Parsed | Form::JsonArray | Form::Direct => array,
+        Form::Parsed | Form::JsonArray | Form::Direct | Form::Framed(_) => array,
         Form::JsonLines => values
             .iter()
             .map(Value::to_string)
@@ -688,31 +843,190 @@ fn pick(conversation: &Conversation, pick: &SeqPick) -> Seq {
     }
 }
 
+/// Checks the invariants after one call (see the module doc) and replays its change report.
+fn check(
+    conversation: &Conversation,
+    replayed: &mut Replayed,
+    result: Result<ConversationChange, Error>,
+    before: &Snapshot,
+    before_events: &[SessionEvent],
+    kind: &str,
+) {
+    let stats = std::env::var_os("FUZZ_STATS").is_some();
+    let after = snapshot(conversation);
+    assert!(
+        !after.unfinished.contains(&b'\n'),
+        "the kept unfinished line holds a line end"
+    );
+    match result {
+        Err(err) => {
+            if stats {
+                eprintln!("STATS err {kind} {}", err.code());
+            }
+            let _ = (err.code(), err.index(), err.seq(), err.to_string());
+            assert_eq!(&after, before, "a failed call changed the window: {err}");
+            assert_eq!(
+                conversation.events(),
+                before_events,
+                "a failed call changed the events"
+            );
+        }
+        Ok(change) => {
+            if stats {
+                let replaces = conversation
+                    .events()
+                    .iter()
+                    .filter(|event| matches!(event.surface_op, Some(SurfaceOp::Replace { .. })))
+                    .count();
+                let uncertain = conversation
+                    .state_at(Seq::MAX)
+                    .is_some_and(|state| state.is_uncertain());
+                eprintln!(
+                    "STATS ok {kind} events={} replaces={replaces} cards={} uncertain={uncertain} session={} unfinished={}",
+                    conversation.len(),
+                    after.views.chat.len(),
+                    after.session.is_some(),
+                    after.unfinished.len(),
+                );
+            }
+            replayed.apply(&change);
+            assert_eq!(
+                after.views.chat,
+                replayed.cards(),
+                "replayed chat cards differ from views()"
+            );
+            let mut fresh = Conversation::new();
+            fresh
+                .load(conversation.events().to_vec(), conversation.has_more())
+                .expect("a fresh load of the window's own events succeeds");
+            assert_eq!(
+                fresh.lines(),
+                after.lines,
+                "D1: lines differ from a fresh load"
+            );
+            assert_eq!(
+                fresh.views(),
+                after.views,
+                "D1: views differ from a fresh load"
+            );
+            for line in &after.lines {
+                let state = conversation.state_at(line.seq).map(|state| state.to_json());
+                assert_eq!(
+                    state, line.system,
+                    "state_at({}) differs from lines()",
+                    line.seq
+                );
+            }
+        }
+    }
+    for seq in [Seq::MIN, -1, 0, Seq::MAX] {
+        let _ = conversation.state_at(seq);
+        let _ = conversation.request_at(seq);
+    }
+}
+
+/// Whether nothing was ever given to the conversation that it kept.
+fn untouched(conversation: &Conversation) -> bool {
+    conversation.is_empty()
+        && conversation.window_start().is_none()
+        && !conversation.has_more()
+        && conversation.session().is_none()
+        && conversation.unfinished_line().is_empty()
+}
+
+/// Feeds the framed batch in pieces, checking after each; when the conversation started fresh
+/// and every piece succeeded, a fresh conversation fed the bytes whole must end the same.
+fn feed(
+    conversation: &mut Conversation,
+    replayed: &mut Replayed,
+    batch: &Batch,
+    framing: &Framing,
+    cuts: &[u16],
+    fresh_start: bool,
+) {
+    let (values, _) = build_batch(batch, &Call::Append, conversation);
+    let bytes = framed_bytes(&values, framing);
+    let mut offsets: Vec<usize> = cuts
+        .iter()
+        .take(16)
+        .map(|cut| usize::from(*cut) % (bytes.len() + 1))
+        .collect();
+    offsets.push(bytes.len());
+    offsets.sort_unstable();
+    let mut all_ok = true;
+    let mut from = 0;
+    for to in offsets {
+        let before = snapshot(conversation);
+        let before_events = conversation.events().to_vec();
+        let result = conversation.feed(&bytes[from..to]);
+        all_ok &= result.is_ok();
+        check(
+            conversation,
+            replayed,
+            result,
+            &before,
+            &before_events,
+            "feed",
+        );
+        from = to;
+    }
+    if fresh_start && all_ok {
+        let mut whole = Conversation::new();
+        whole
+            .feed(&bytes)
+            .expect("bytes fed in pieces without error feed whole without error");
+        assert_eq!(
+            snapshot(&whole),
+            snapshot(conversation),
+            "feeding in pieces differs from feeding whole"
+        );
+    }
+}
+
 fuzz_target!(|ops: Vec<Op>| {
     let mut conversation = Conversation::new();
     let mut replayed = Replayed::default();
-    // FUZZ_STATS=1: one line per load/append/prepend on stderr, to see what a corpus exercises.
-    let stats = std::env::var_os("FUZZ_STATS").is_some();
     for op in ops.iter().take(64) {
-        let steps: Vec<(Call, &Form, Vec<Value>, Vec<SessionEvent>)> = match op {
-            Op::Load { batch, has_more } => {
-                let call = Call::Load(*has_more);
-                let (values, direct) = build_batch(batch, &call, &conversation);
-                vec![(call, &batch.form, values, direct)]
+        let (call, batch) = match op {
+            Op::Load { batch, has_more } => (Call::Load(*has_more), batch),
+            Op::Append { batch } => (Call::Append, batch),
+            Op::Prepend { batch, has_more } => (Call::Prepend(*has_more), batch),
+            Op::Feed {
+                batch,
+                framing,
+                cuts,
+            } => {
+                let fresh_start = untouched(&conversation);
+                feed(
+                    &mut conversation,
+                    &mut replayed,
+                    batch,
+                    framing,
+                    cuts,
+                    fresh_start,
+                );
+                continue;
             }
-            Op::Append { batch } => {
-                let (values, direct) = build_batch(batch, &Call::Append, &conversation);
-                vec![(Call::Append, &batch.form, values, direct)]
+            Op::Valid { plan, split, form } => {
+                for (call, values, direct) in valid_steps(plan, *split) {
+                    let before = snapshot(&conversation);
+                    let before_events = conversation.events().to_vec();
+                    let result = run_values(&mut conversation, &call, form, values, direct);
+                    let kind = match call {
+                        Call::Prepend(_) => "valid prepend",
+                        _ => "valid load",
+                    };
+                    check(
+                        &conversation,
+                        &mut replayed,
+                        result,
+                        &before,
+                        &before_events,
+                        kind,
+                    );
+                }
+                continue;
             }
-            Op::Prepend { batch, has_more } => {
-                let call = Call::Prepend(*has_more);
-                let (values, direct) = build_batch(batch, &call, &conversation);
-                vec![(call, &batch.form, values, direct)]
-            }
-            Op::Valid { plan, split, form } => valid_steps(plan, *split)
-                .into_iter()
-                .map(|(call, values, direct)| (call, form, values, direct))
-                .collect(),
             Op::StateAt(seq) => {
                 let seq = pick(&conversation, seq);
                 if let Some(state) = conversation.state_at(seq) {
@@ -739,81 +1053,21 @@ fuzz_target!(|ops: Vec<Op>| {
                 continue;
             }
         };
-        for (call, form, values, direct) in steps {
-            let before = snapshot(&conversation);
-            let before_events = conversation.events().to_vec();
-            let result = run(&mut conversation, &call, form, values, direct);
-            let after = snapshot(&conversation);
-            match result {
-                Err(err) => {
-                    if stats {
-                        eprintln!("STATS err {}", err.code());
-                    }
-                    let _ = (err.code(), err.index(), err.seq(), err.to_string());
-                    assert_eq!(after, before, "a failed call changed the window: {err}");
-                    assert_eq!(
-                        conversation.events(),
-                        &before_events[..],
-                        "a failed call changed the events"
-                    );
-                }
-                Ok(change) => {
-                    if stats {
-                        let kind = match call {
-                            Call::Load(_) => "load",
-                            Call::Append => "append",
-                            Call::Prepend(_) => "prepend",
-                        };
-                        let replaces = conversation
-                            .events()
-                            .iter()
-                            .filter(|event| {
-                                matches!(event.surface_op, Some(SurfaceOp::Replace { .. }))
-                            })
-                            .count();
-                        let uncertain = conversation
-                            .state_at(Seq::MAX)
-                            .is_some_and(|state| state.is_uncertain());
-                        eprintln!(
-                        "STATS ok {kind} events={} replaces={replaces} cards={} uncertain={uncertain}",
-                        conversation.len(),
-                        after.views.chat.len()
-                    );
-                    }
-                    replayed.apply(&change);
-                    assert_eq!(
-                        after.views.chat,
-                        replayed.cards(),
-                        "replayed chat cards differ from views()"
-                    );
-                    let mut fresh = Conversation::new();
-                    fresh
-                        .load(conversation.events().to_vec(), conversation.has_more())
-                        .expect("a fresh load of the window's own events succeeds");
-                    assert_eq!(
-                        fresh.lines(),
-                        after.lines,
-                        "D1: lines differ from a fresh load"
-                    );
-                    assert_eq!(
-                        fresh.views(),
-                        after.views,
-                        "D1: views differ from a fresh load"
-                    );
-                    for line in &after.lines {
-                        let state = conversation.state_at(line.seq).map(|state| state.to_json());
-                        assert_eq!(
-                            state, line.system,
-                            "state_at({}) differs from lines()",
-                            line.seq
-                        );
-                    }
-                }
-            }
-        }
-        for seq in [Seq::MIN, -1, 0, Seq::MAX] {
-            let _ = conversation.state_at(seq);
-            let _ = conversation.request_at(seq);
-        }
+        let before = snapshot(&conversation);
+        let before_events = conversation.events().to_vec();
+        let result = run(&mut conversation, &call, batch);
+        let kind = match call {
+            Call::Load(_) => "load",
+            Call::Append => "append",
+            Call::Prepend(_) => "prepend",
+        };
+        check(
+            &conversation,
+            &mut replayed,
+            result,
+            &before,
+            &before_events,
+            kind,
+        );
     }
 });

@@ -16,11 +16,12 @@ test("the packed package installs and loads from CommonJS, ESM and the web build
   try {
     const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", work], { cwd: pkg, encoding: "utf8" }));
     const files = packed[0].files.map((file) => file.path);
-    for (const needed of ["package.json", "README.md", "node/promptfold.js", "node/promptfold.mjs", "node/promptfold_bg.wasm",
+    for (const needed of ["package.json", "README.md", "node/promptfold.js", "node/promptfold.mjs", "node/promptfold_wasm.js",
       "node/promptfold.d.ts", "web/promptfold.js", "web/promptfold_bg.wasm", "web/promptfold.d.ts",
       "bundler/promptfold.js", "bundler/promptfold_bg.wasm", "bundler/promptfold.d.ts"]) {
       assert.ok(files.includes(needed), `the tarball holds ${needed}`);
     }
+    assert.ok(!files.includes("node/promptfold_bg.wasm"), "the Node build ships its wasm embedded only");
     const tarball = join(work, packed[0].filename);
     writeFileSync(join(work, "package.json"), JSON.stringify({ name: "smoke", private: true, type: "module" }));
     execFileSync("npm", ["install", "--no-audit", "--no-fund", "--offline", tarball], { cwd: work, stdio: "pipe" });
