@@ -715,13 +715,32 @@ fn snapshot(conversation: &Conversation) -> Snapshot {
     }
 }
 
-fn run(
+/// Makes `call` with the batch's `values` (or `direct` events) in `form` and checks every
+/// invariant against the window before it.
+fn call_and_check(
     conversation: &mut Conversation,
+    replayed: &mut Replayed,
     call: &Call,
-    batch: &Batch,
-) -> Result<ConversationChange, Error> {
-    let (values, direct) = build_batch(batch, call, conversation);
-    run_values(conversation, call, &batch.form, values, direct)
+    form: &Form,
+    values: Vec<Value>,
+    direct: Vec<SessionEvent>,
+) {
+    let before = snapshot(conversation);
+    let before_events = conversation.events().to_vec();
+    let result = run_values(conversation, call, form, values, direct);
+    let kind = match call {
+        Call::Load(_) => "load",
+        Call::Append => "append",
+        Call::Prepend(_) => "prepend",
+    };
+    check(
+        conversation,
+        replayed,
+        result,
+        &before,
+        &before_events,
+        kind,
+    );
 }
 
 /// The two calls of an `Op::Valid`: the newer part of a test-kit log, then the older.
@@ -1009,20 +1028,13 @@ fuzz_target!(|ops: Vec<Op>| {
             }
             Op::Valid { plan, split, form } => {
                 for (call, values, direct) in valid_steps(plan, *split) {
-                    let before = snapshot(&conversation);
-                    let before_events = conversation.events().to_vec();
-                    let result = run_values(&mut conversation, &call, form, values, direct);
-                    let kind = match call {
-                        Call::Prepend(_) => "valid prepend",
-                        _ => "valid load",
-                    };
-                    check(
-                        &conversation,
+                    call_and_check(
+                        &mut conversation,
                         &mut replayed,
-                        result,
-                        &before,
-                        &before_events,
-                        kind,
+                        &call,
+                        form,
+                        values,
+                        direct,
                     );
                 }
                 continue;
@@ -1053,21 +1065,14 @@ fuzz_target!(|ops: Vec<Op>| {
                 continue;
             }
         };
-        let before = snapshot(&conversation);
-        let before_events = conversation.events().to_vec();
-        let result = run(&mut conversation, &call, batch);
-        let kind = match call {
-            Call::Load(_) => "load",
-            Call::Append => "append",
-            Call::Prepend(_) => "prepend",
-        };
-        check(
-            &conversation,
+        let (values, direct) = build_batch(batch, &call, &conversation);
+        call_and_check(
+            &mut conversation,
             &mut replayed,
-            result,
-            &before,
-            &before_events,
-            kind,
+            &call,
+            &batch.form,
+            values,
+            direct,
         );
     }
 });
