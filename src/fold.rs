@@ -12,6 +12,7 @@ mod history;
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub(crate) mod plain;
 pub(crate) mod request;
+pub(crate) mod surface;
 
 use std::cell::RefCell;
 use std::rc::Rc;

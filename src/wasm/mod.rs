@@ -3,11 +3,13 @@
 
 mod batch;
 mod cards;
+mod context;
 mod conversation;
 mod convert;
 mod data;
 mod diff;
 mod error;
+mod numbers;
 mod outgoing;
 mod state;
 mod text;

@@ -3,7 +3,7 @@
 //! JSON library, no float formatting) and lets large logs be scanned at memory speed.
 
 pub(crate) mod blocks;
-mod number;
+pub(crate) mod number;
 pub(crate) mod reader;
 pub(crate) mod stringify;
 // Only the wasm build checks text it did not receive as a Rust string; native builds test it.
