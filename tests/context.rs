@@ -236,6 +236,65 @@ fn actual(context: &Context) -> Reference {
     (nodes, parts, context.incomplete)
 }
 
+/// Each request's (read seq, answer seq, new series), from the events alone: request `i` is the
+/// `i`-th step start; its answer the first assistant message after it and before the next step
+/// start; its context read just before the answer, else just before the next step start, else
+/// at the last event; a new series when it is the first, or when a header with reason `series`
+/// or `startsSeries`, a replace, or a different tools JSON than at the previous read point lies
+/// after the previous read point and up to its own.
+fn reference_requests(events: &[Value]) -> Vec<(i64, Option<i64>, bool)> {
+    let seq = |event: &Value| event["seq"].as_i64().unwrap();
+    let starts: Vec<usize> = (0..events.len())
+        .filter(|&i| events[i]["type"] == "step/start")
+        .collect();
+    let last = events.last().map_or(0, seq);
+    let tools_at = |at: i64| {
+        events
+            .iter()
+            .rev()
+            .find(|event| event["type"] == "request/header" && seq(event) <= at)
+            .map(|event| {
+                let tools = &event["data"]["header"]["tools"];
+                if tools.is_array() {
+                    tools.to_string()
+                } else {
+                    "[]".to_owned()
+                }
+            })
+    };
+    let mut requests = Vec::new();
+    let mut previous: Option<i64> = None;
+    for (n, &start) in starts.iter().enumerate() {
+        let next = starts.get(n + 1).map(|&i| seq(&events[i]));
+        let answer = events[start + 1..]
+            .iter()
+            .take_while(|event| next.is_none_or(|next| seq(event) < next))
+            .find(|event| event["type"] == "assistant/message")
+            .map(seq);
+        let at = match (answer, next) {
+            (Some(answer), _) => answer - 1,
+            (None, Some(next)) => next - 1,
+            (None, None) => last.max(seq(&events[start])),
+        };
+        let new_series = previous.is_none_or(|previous| {
+            let between = events
+                .iter()
+                .filter(|event| seq(event) > previous && seq(event) <= at);
+            let mut changed = false;
+            for event in between {
+                let data = &event["data"];
+                changed |= event["type"] == "request/header"
+                    && (data["reason"] == "series" || data["startsSeries"] == true);
+                changed |= event["surfaceOp"]["op"] == "replace";
+            }
+            changed || tools_at(previous) != tools_at(at)
+        });
+        requests.push((at, answer, new_series));
+        previous = Some(at);
+    }
+    requests
+}
+
 /// Checks every seq of `events` (and the seqs between and around them) against the reference.
 fn check_every_seq(conversation: &Conversation, events: &[Value]) -> Result<(), String> {
     let mut last = None;
@@ -265,6 +324,22 @@ fn check_every_seq(conversation: &Conversation, events: &[Value]) -> Result<(), 
             ));
         }
         last = Some((seq, context));
+    }
+    let requests: Vec<_> = conversation
+        .views()
+        .trajectory
+        .requests
+        .iter()
+        .map(|request| {
+            let context = &request.context;
+            (context.seq, context.answer_seq, context.new_series)
+        })
+        .collect();
+    if requests != reference_requests(events) {
+        return Err(format!(
+            "request contexts {requests:?}\nexpected {:?}",
+            reference_requests(events)
+        ));
     }
     if let Some(first) = events.first() {
         let before = conversation.context_at(first["seq"].as_i64().unwrap() - 1);

@@ -34,32 +34,56 @@ pub(crate) struct SurfaceFold {
     sums: Vec<Sums>,
     /// The index in `seqs` of the first incomplete state, when there is one.
     incomplete_from: Option<usize>,
-    /// Each request header, ascending by seq.
-    headers: Vec<HeaderMark>,
-    /// The seq of each replace, ascending.
-    replaces: Vec<Seq>,
-    /// Each `assistant/message` with its usage, ascending by seq.
-    answers: Vec<Answer>,
+    /// Each request header's seq and the tokens of its tools, ascending by seq.
+    headers: Vec<(Seq, u32)>,
+    /// The tools text of the latest request header.
+    tools_text: Option<Rc<str>>,
     /// The seq of the last event folded.
     last_seq: Option<Seq>,
-    /// The seq of each `step/start` (one trajectory request each), ascending.
-    steps: Vec<Seq>,
+    /// The context of each request whose read point has passed, in order. A request's context
+    /// is resolved when its read point is reached (see [`RequestState`]), so that the views read
+    /// every request's context with no search.
+    requests: Vec<RequestState>,
+    /// The step start of the request not resolved yet.
+    open: Option<Seq>,
+    /// What happened after the read point of the last resolved request.
+    since: Since,
     /// System prompts appended while a nonempty one survived, and system prompts that replaced.
     prompts_appended: u32,
     prompts_rewritten: u32,
 }
 
 /// An `assistant/message`'s seq and usage.
-type Answer = (Seq, Option<Rc<JsonValue>>);
+pub(crate) type Answer = (Seq, Option<Rc<JsonValue>>);
 
-/// What the cache facts need of a request header.
-#[derive(Clone, Debug)]
-struct HeaderMark {
-    seq: Seq,
-    tools: u32,
-    tools_text: Rc<str>,
-    /// Reason `series`, or `startsSeries`.
+/// What decides whether the next request starts a new series, gathered since the read point of
+/// the last resolved request.
+#[derive(Clone, Debug, Default)]
+struct Since {
+    /// A replace was folded.
+    replaced: bool,
+    /// A header had reason `series` or `startsSeries`.
     series: bool,
+    /// The tools text of the latest header at the last read point.
+    tools_text: Option<Rc<str>>,
+}
+
+/// The context of one trajectory request (one loaded step start) and its cache facts. Its
+/// context is read just before the step's answer (the first `assistant/message` after the step
+/// start and before the next one) or, unanswered, just before the next step start, or at the
+/// window's last event for the last step.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct RequestState {
+    /// The seq the context is read at.
+    pub seq: Seq,
+    /// The sums of the context there.
+    pub sums: SurfaceSums,
+    /// The answer, when one is loaded.
+    pub answer: Option<Answer>,
+    /// Whether the request started a new series: the first request of the window, or a header
+    /// with reason `series` or `startsSeries`, a replacement or a changed tool set since the
+    /// previous request's read point.
+    pub new_series: bool,
 }
 
 /// One state of the fold, as read from it.
@@ -108,22 +132,74 @@ impl SurfaceFold {
     }
 
     fn fold(&mut self, event: &SessionEvent) {
+        if self.open.is_some() {
+            let answer = match &event.kind {
+                EventKind::Message(message) if message.role == MessageRole::Assistant => {
+                    Some((event.seq, message.usage.clone()))
+                }
+                EventKind::StepStart => None,
+                _ => return self.fold_node(event),
+            };
+            // The state in force just before this event is the tip.
+            let seq = event.seq.saturating_sub(1);
+            let request = self.resolve(seq, answer);
+            self.requests.push(request);
+            self.open = None;
+        }
+        self.fold_node(event);
+    }
+
+    /// The context of the open request read at `seq`, the tip (its answer `answer`), and the
+    /// start of a new range for the next request's series facts.
+    fn resolve(&mut self, seq: Seq, answer: Option<Answer>) -> RequestState {
+        let request = self.open_state(seq, answer);
+        self.since = Since {
+            tools_text: self.tools_text.clone(),
+            ..Since::default()
+        };
+        request
+    }
+
+    /// The open request's context read at the tip (at `seq`).
+    fn open_state(&self, seq: Seq, answer: Option<Answer>) -> RequestState {
+        let since = &self.since;
+        let tools_changed =
+            !crate::input::shared::same_optional(&since.tools_text, &self.tools_text);
+        RequestState {
+            seq,
+            sums: self.tip_sums(),
+            answer,
+            new_series: self.requests.is_empty() || since.series || since.replaced || tools_changed,
+        }
+    }
+
+    /// The sums of the tip.
+    fn tip_sums(&self) -> SurfaceSums {
+        SurfaceSums {
+            sums: self.record.sums(),
+            tools: self.headers.last().map_or(0, |(_, tools)| *tools),
+            incomplete: self.incomplete_from.is_some(),
+        }
+    }
+
+    /// Folds `event` into the tip (its request facts taken care of).
+    fn fold_node(&mut self, event: &SessionEvent) {
         self.last_seq = Some(event.seq);
         if let EventKind::StepStart = event.kind {
-            self.steps.push(event.seq);
+            self.open = Some(event.seq);
         }
         if let Some(header) = event.header() {
-            self.headers.push(HeaderMark {
-                seq: event.seq,
-                tools: tools_tokens(&header.tools_text),
-                tools_text: Rc::clone(&header.tools_text),
-                series: header.starts_series || header.reason == HeaderReason::Series,
-            });
-        }
-        if let EventKind::Message(message) = &event.kind {
-            if message.role == MessageRole::Assistant {
-                self.answers.push((event.seq, message.usage.clone()));
-            }
+            let same = self
+                .tools_text
+                .as_ref()
+                .is_some_and(|tools| Rc::ptr_eq(tools, &header.tools_text));
+            let tools = match self.headers.last() {
+                Some((_, tools)) if same => *tools,
+                _ => tools_tokens(&header.tools_text),
+            };
+            self.headers.push((event.seq, tools));
+            self.tools_text = Some(Rc::clone(&header.tools_text));
+            self.since.series |= header.starts_series || header.reason == HeaderReason::Series;
         }
         let node = node_of(event);
         let replace = match event.surface_op {
@@ -148,7 +224,7 @@ impl SurfaceFold {
         }
         let position = match replace {
             Some((start, end)) => {
-                self.replaces.push(event.seq);
+                self.since.replaced = true;
                 let first = self.window_start.unwrap_or(Seq::MIN);
                 let unknown = |seq: Seq| seq < first && self.record.moved(seq).is_none();
                 if (unknown(start) || unknown(end)) && self.incomplete_from.is_none() {
@@ -176,7 +252,11 @@ impl SurfaceFold {
     /// The sums of the context at `seq`.
     pub fn sums_at(&self, seq: Seq) -> SurfaceSums {
         let index = self.index(seq);
-        let tools = self.header_at(seq).map_or(0, |header| header.tools);
+        let at = self.headers.partition_point(|(header, _)| *header <= seq);
+        let tools = at
+            .checked_sub(1)
+            .and_then(|at| self.headers.get(at))
+            .map_or(0, |(_, tools)| *tools);
         SurfaceSums {
             sums: index
                 .and_then(|index| self.sums.get(index))
@@ -201,12 +281,6 @@ impl SurfaceFold {
         }
     }
 
-    /// The latest request header at or before `seq`.
-    fn header_at(&self, seq: Seq) -> Option<&HeaderMark> {
-        let at = self.headers.partition_point(|header| header.seq <= seq);
-        self.headers.get(at.checked_sub(1)?)
-    }
-
     /// The counts of system prompts appended as updates and written as replacements.
     pub fn prompt_changes(&self) -> (u32, u32) {
         (self.prompts_appended, self.prompts_rewritten)
@@ -214,79 +288,29 @@ impl SurfaceFold {
 
     /// The number of requests (loaded step starts).
     pub fn request_count(&self) -> usize {
-        self.steps.len()
+        self.requests
+            .len()
+            .saturating_add(usize::from(self.open.is_some()))
     }
 
-    /// The facts of request `index` (the request of the `index`-th loaded step start).
-    pub fn request(&self, index: usize) -> Option<RequestFacts> {
-        let start = *self.steps.get(index)?;
-        let previous = index
-            .checked_sub(1)
-            .and_then(|previous| self.request_seq(previous));
-        Some(self.request_facts(start, self.next_step(index), previous))
-    }
-
-    fn next_step(&self, index: usize) -> Option<Seq> {
-        self.steps.get(index.saturating_add(1)).copied()
-    }
-
-    /// The seq the context of request `index` is read at.
-    fn request_seq(&self, index: usize) -> Option<Seq> {
-        let start = *self.steps.get(index)?;
-        Some(self.answer_and_seq(start, self.next_step(index)).1)
-    }
-
-    /// The answer of the step starting at `start`, and the seq its request's context is read at.
-    fn answer_and_seq(&self, start: Seq, next: Option<Seq>) -> (Option<&Answer>, Seq) {
-        let first = self.answers.partition_point(|(seq, _)| *seq <= start);
-        let answer = self
-            .answers
-            .get(first)
-            .filter(|(seq, _)| next.is_none_or(|next| *seq < next));
-        let seq = match (answer, next) {
-            (Some((answer, _)), _) => answer.saturating_sub(1),
-            (None, Some(next)) => next.saturating_sub(1),
-            (None, None) => self.last_seq.unwrap_or(start).max(start),
-        };
-        (answer, seq)
-    }
-
-    /// The context of the request of the step that starts at `start` (the next step starting
-    /// at `next`), whose previous request's context was read at `previous`: the seq to read it
-    /// at, the answer and its usage, and whether the request started a new series.
-    fn request_facts(&self, start: Seq, next: Option<Seq>, previous: Option<Seq>) -> RequestFacts {
-        let (answer, seq) = self.answer_and_seq(start, next);
-        let new_series = previous.is_none_or(|previous| {
-            let from = self.replaces.partition_point(|folded| *folded <= previous);
-            let replaced = self.replaces.get(from).is_some_and(|folded| *folded <= seq);
-            let series = self
-                .headers
-                .iter()
-                .skip(
-                    self.headers
-                        .partition_point(|header| header.seq <= previous),
-                )
-                .take_while(|header| header.seq <= seq)
-                .any(|header| header.series);
-            let tools = |at: Seq| self.header_at(at).map(|header| &header.tools_text);
-            let tools_changed = match (tools(previous), tools(seq)) {
-                (Some(before), Some(after)) => !crate::input::shared::same(before, after),
-                (None, None) => false,
-                _ => true,
-            };
-            series || tools_changed || replaced
-        });
-        RequestFacts {
-            seq,
-            answer: answer.cloned(),
-            new_series,
+    /// The context of request `index` (the request of the `index`-th loaded step start).
+    pub fn request(&self, index: usize) -> Option<RequestState> {
+        match self.requests.get(index) {
+            Some(request) => Some(request.clone()),
+            None if index == self.requests.len() => self.open_request(),
+            None => None,
         }
     }
-}
 
-/// What the fold knows of one request.
-pub(crate) struct RequestFacts {
-    pub seq: Seq,
-    pub answer: Option<Answer>,
-    pub new_series: bool,
+    /// Every request's context, in order.
+    pub fn requests(&self) -> impl Iterator<Item = RequestState> + '_ {
+        self.requests.iter().cloned().chain(self.open_request())
+    }
+
+    /// The open request's context: read at the last event folded.
+    fn open_request(&self) -> Option<RequestState> {
+        let start = self.open?;
+        let seq = self.last_seq.unwrap_or(start).max(start);
+        Some(self.open_state(seq, None))
+    }
 }

@@ -15,7 +15,14 @@ extern "C" {
     fn make_context(numbers: &[f64], count: u32) -> JsValue;
 
     #[wasm_bindgen(js_name = promptfoldContextSummary)]
-    fn make_summary(numbers: &[f64]) -> JsValue;
+    fn make_summary(
+        system: f64,
+        superseded: f64,
+        tools: f64,
+        messages: f64,
+        total: f64,
+        incomplete: bool,
+    ) -> JsValue;
 
     #[wasm_bindgen(js_name = promptfoldContextTotals)]
     fn make_totals(numbers: &[f64]) -> JsValue;
@@ -236,6 +243,8 @@ impl JsConversation {
             Some(seq) => self.conversation().context_summary_at(seq),
             None => (ContextBreakdown::default(), false),
         };
-        make_summary(&head(&breakdown, incomplete))
+        let [system, superseded, tools, messages, total, _] = head(&breakdown, incomplete);
+        // Six arguments, not a slice: a view of wasm memory per call cost more than the rest.
+        make_summary(system, superseded, tools, messages, total, incomplete)
     }
 }

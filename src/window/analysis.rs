@@ -2,7 +2,7 @@
 //! request inspections, chat cards and trajectory facts. Appending events continues the walk.
 
 use crate::fold::request::{inspect_header, RequestPromptInspection};
-use crate::fold::surface::SurfaceFold;
+use crate::fold::surface::{RequestState, SurfaceFold};
 use crate::fold::{inspect_system_prompt, SystemPromptState};
 use crate::input::event::{Seq, SessionEvent};
 use crate::views::chat::{CardKey, ChatBuilder, ChatCard};
@@ -243,38 +243,26 @@ impl Analysis {
     /// The trajectory view, each request with its context.
     pub fn trajectory(&self) -> Trajectory {
         let mut trajectory = self.trajectory.trajectory();
-        for (index, request) in trajectory.requests.iter_mut().enumerate() {
-            request.context = self.request_context(index).unwrap_or_default();
+        let mut contexts = self.surface.requests();
+        for request in &mut trajectory.requests {
+            request.context = contexts.next().map(request_context).unwrap_or_default();
         }
+        debug_assert!(
+            contexts.next().is_none(),
+            "a request context with no request"
+        );
         trajectory
-    }
-
-    /// The context of the `index`-th request.
-    fn request_context(&self, index: usize) -> Option<RequestContext> {
-        let facts = self.surface.request(index)?;
-        let sums = self.surface.sums_at(facts.seq);
-        let (answer_seq, usage) = facts.answer.unzip();
-        Some(RequestContext {
-            seq: facts.seq,
-            breakdown: ContextBreakdown::of(&sums),
-            incomplete: sums.incomplete,
-            answer_seq,
-            usage: usage.flatten(),
-            new_series: facts.new_series,
-        })
     }
 
     /// The context of every request.
     fn request_contexts(&self) -> Vec<RequestContext> {
-        (0..self.surface.request_count())
-            .filter_map(|index| self.request_context(index))
-            .collect()
+        self.surface.requests().map(request_context).collect()
     }
 
     /// The context of the last request, which appended events may change.
     fn last_request_context(&self) -> Option<RequestContext> {
         let last = self.surface.request_count().checked_sub(1)?;
-        self.request_context(last)
+        self.surface.request(last).map(request_context)
     }
 
     /// Totals of the requests' contexts and of the prompt changes.
@@ -286,7 +274,7 @@ impl Analysis {
             ..ContextTotals::default()
         };
         let count = |n: &mut u32, yes: bool| *n = n.saturating_add(u32::from(yes));
-        for context in &self.request_contexts() {
+        for context in self.surface.requests().map(request_context) {
             count(&mut totals.requests, true);
             count(&mut totals.new_series, context.new_series);
             totals.superseded_system_tokens +=
@@ -311,5 +299,18 @@ impl Analysis {
             chat: self.cards(),
             trajectory: self.trajectory(),
         }
+    }
+}
+
+/// A request's context as the views show it.
+fn request_context(state: RequestState) -> RequestContext {
+    let (answer_seq, usage) = state.answer.unzip();
+    RequestContext {
+        seq: state.seq,
+        breakdown: ContextBreakdown::of(&state.sums),
+        incomplete: state.sums.incomplete,
+        answer_seq,
+        usage: usage.flatten(),
+        new_series: state.new_series,
     }
 }

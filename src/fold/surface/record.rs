@@ -159,15 +159,11 @@ impl Record {
         if from > to {
             return;
         }
-        let keys: Vec<(Seq, Seq)> = self
-            .order
-            .range((from, Seq::MIN)..=(to, Seq::MAX))
-            .map(|(key, _)| *key)
-            .collect();
-        for key in keys {
-            if let Some(index) = self.order.remove(&key) {
-                self.kill(key, index);
-            }
+        // One search per dropped entry, and no list of them to allocate.
+        while let Some((&key, &index)) = self.order.range((from, Seq::MIN)..=(to, Seq::MAX)).next()
+        {
+            self.order.remove(&key);
+            self.kill(key, index);
         }
     }
 

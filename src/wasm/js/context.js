@@ -42,6 +42,16 @@ export function promptfoldContextTotals(n) {
 }
 
 // A ContextSummary: the breakdown and the incomplete flag.
-export function promptfoldContextSummary(numbers) {
-  return { breakdown: breakdown(numbers, 0), incomplete: numbers[5] === 1 };
+export function promptfoldContextSummary(
+  systemTokens,
+  supersededSystemTokens,
+  toolsTokens,
+  messageTokens,
+  totalTokens,
+  incomplete,
+) {
+  return {
+    breakdown: { systemTokens, supersededSystemTokens, toolsTokens, messageTokens, totalTokens },
+    incomplete,
+  };
 }
