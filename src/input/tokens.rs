@@ -232,8 +232,15 @@ fn reads_as(inner: &[u8], escaped: bool, name: &str) -> bool {
     }
     // Escapes are rare in keys and types: the string is read again, with its quotes (which sit
     // around `inner` in the checked text).
-    let quoted = std::str::from_utf8(inner).map(|text| ["\"", text, "\""].concat());
-    quoted.is_ok_and(|quoted| Reader::new(&quoted).string().is_ok_and(|text| text == name))
+    let Ok(text) = std::str::from_utf8(inner) else {
+        return false;
+    };
+    // Pushed, not joined: `concat` brought 1.3 KB of generic code into the wasm module.
+    let mut quoted = String::with_capacity(text.len().saturating_add(2));
+    quoted.push('"');
+    quoted.push_str(text);
+    quoted.push('"');
+    Reader::new(&quoted).string().is_ok_and(|text| text == name)
 }
 
 fn member_of(inner: &[u8], escaped: bool) -> Member {
