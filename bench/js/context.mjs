@@ -1,7 +1,7 @@
 // The cost of the surface fold (docs/context.md), side by side with a build without it, and the
 // contexts against a naive reference fold.
 //
-//   node --expose-gc bench/js/context.mjs <baseline pkg/node folder> [rounds]
+//   node --expose-gc bench/js/context.mjs <baseline pkg/node folder> [rounds] [this pkg/node folder]
 //
 // For typical-100k, prune-32k and prune-8k (bench/data/, made by `node bench/js/gen.mjs`),
 // each round runs one fresh node process per build and workload, alternating the builds, and
@@ -27,7 +27,7 @@ import { dataPath } from './gen.mjs';
 import { median } from './stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const ours = join(here, '..', '..', 'pkg', 'node', 'promptfold.js');
+const ours = resolve(process.argv[4] ?? join(here, '..', '..', 'pkg', 'node'), 'promptfold.js');
 const WORKLOADS = ['typical-100k', 'prune-32k', 'prune-8k'];
 
 const collect = () => {
