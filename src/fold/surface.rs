@@ -149,8 +149,8 @@ impl SurfaceFold {
         self.fold_node(event);
     }
 
-    /// The context of the open request read at `seq`, the tip (its answer `answer`), and the
-    /// start of a new range for the next request's series facts.
+    /// The context of the open request, read at `seq` (the tip) and answered by `answer`; the
+    /// series facts start again for the next request.
     fn resolve(&mut self, seq: Seq, answer: Option<Answer>) -> RequestState {
         let request = self.open_state(seq, answer);
         self.since = Since {
