@@ -1,5 +1,5 @@
 // contextAt and contextSummaryAt: JS objects in must give the contexts JSON text gives (the
-// objects path computes the token costs in JS, src/wasm/batch.rs; the text path in Rust,
+// objects path computes the token costs in JS, src/wasm/js/pack.js; the text path in Rust,
 // src/input/tokens.rs), on random sessions with every kind of content block and odd values;
 // a breakdown computed by hand; parts that sum to the total.
 import { test } from "node:test";
