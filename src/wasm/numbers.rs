@@ -4,7 +4,7 @@
 use super::outgoing::Outgoing;
 use crate::views::context::{ContextBreakdown, RequestContext};
 
-/// Appends a request's context (read by `requestContext` in `wasm::outgoing`).
+/// Appends a request's context (read by `requestContext` in `src/wasm/js/outgoing.js`).
 pub(super) fn pack_request_context(context: &RequestContext, out: &mut Outgoing) {
     out.extend([Outgoing::integer(context.seq)]);
     let head = head(&context.breakdown, context.incomplete);

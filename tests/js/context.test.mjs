@@ -155,7 +155,7 @@ test("a block JSON cannot write (a BigInt, a cycle) costs what null costs", () =
   cyclic.self = cyclic;
   const message = (seq, blocks) => ({ seq, type: "tool/result", surfaceOp: "append", data: { message: { content: blocks } } });
   withConversation((c) => {
-    // The second event has a boxed name, so it crosses as JSON text (src/wasm/batch.rs).
+    // The second event has a boxed name, so it crosses as JSON text (src/wasm/js/pack.js).
     c.load([
       message(1, [{ type: "other", big: 1n }, cyclic]),
       message(2, [{ type: "tool-call", name: new String("n"), arguments: "" }, { type: "other", big: 1n }]),
