@@ -9,6 +9,7 @@
 
 mod record;
 pub(crate) mod request;
+pub(crate) mod surface;
 
 use std::cell::RefCell;
 use std::rc::Rc;

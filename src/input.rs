@@ -7,3 +7,4 @@ pub(crate) mod intern;
 pub(crate) mod json;
 pub(crate) mod parse;
 pub(crate) mod shared;
+pub(crate) mod tokens;

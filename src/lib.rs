@@ -79,19 +79,21 @@ pub use error::Error;
 pub use fold::request::{
     inspect_request_prompt, ChangeKind, PromptChange, PromptSnapshot, RequestPromptInspection,
 };
+pub use fold::surface::NodeType;
 pub use fold::{
     inspect_system_prompt, PositionedSystem, SystemPromptNode, SystemPromptState,
     SystemPromptStateJson,
 };
 pub use input::event::{
-    EventKind, HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, Time, TurnField,
-    MAX_SAFE_INTEGER,
+    EventKind, HeaderReason, MessageRole, RequestHeader, Seq, SessionEvent, SurfaceMessage,
+    SurfaceOp, Time, TurnField, MAX_SAFE_INTEGER,
 };
 pub use input::json::stringify::{js_number_text, js_stringify};
 pub use input::json::{JsonObject, JsonValue};
 pub use input::parse::framing::{TornTail, OLDEST_FORMAT_VERSION};
 pub use input::parse::parse_events;
 pub use views::chat::{CardKey, CardSource, ChatCard, TitleKey};
+pub use views::context::{Context, ContextBreakdown, ContextNode, ContextTotals, RequestContext};
 pub use views::diff;
 pub use views::diff::{diff_prompts, PromptDiff};
 pub use views::location::{Location, Locator};

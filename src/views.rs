@@ -16,6 +16,8 @@ use crate::input::parse::framing::TornTail;
 use crate::views::chat::{CardKey, ChatCard};
 use crate::views::trajectory::Trajectory;
 
+pub mod context;
+
 /// One event of the window with the fold state after it (FORMAT.md's EventLine).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]

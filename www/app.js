@@ -2,6 +2,7 @@
 // Every piece of log text reaches the page through text nodes (h() below), never as markup.
 
 import { pageStart } from './paging.mjs';
+import { contextCell, contextScale, renderContextAt, renderContextTotals } from './context-view.js';
 import { changeDiffFor, diffFor, diffSummary, diffView as promptDiffView, tabbedViews } from './diff-view.js';
 import * as openLog from './open-log.js';
 
@@ -360,6 +361,7 @@ function renderAll({ scrollChat } = {}) {
     if (again) scroller.scrollTop += again.getBoundingClientRect().top - anchor.top;
   }
   renderTrajectory();
+  renderContextTotals($('#context-totals'), app.conv);
   renderStepper();
   renderSelection({ scroll: scrollChat !== 'keep' });
   if (scrollChat === 'end') {
@@ -608,11 +610,12 @@ function renderTrajectory() {
   const requests = app.views.trajectory.requests;
   $('#trajectory-updated').hidden = !(app.fresh.rows.size || app.fresh.changedRows.size);
   if (requests.length === 0) {
-    body.replaceChildren(h('tr', {}, h('td', { colspan: 6, class: 'muted empty-row' }, 'No requests (no step/start events) in the loaded window.')));
+    body.replaceChildren(h('tr', {}, h('td', { colspan: 7, class: 'muted empty-row' }, 'No requests (no step/start events) in the loaded window.')));
     return;
   }
   const rows = [];
   const lastSeq = app.events.at(-1)?.seq ?? 0;
+  const scale = contextScale(requests);
   requests.forEach((request, i) => {
     // A request's prompt comes from the last header fact of its step, which may be folded after
     // the step starts: it is withheld when the fold is uncertain by the end of the step.
@@ -642,7 +645,8 @@ function renderTrajectory() {
     h('td', {}, withheld ? h('span', { class: 'chip chip-withheld', title: 'A replacement before this request reaches events that are not loaded' }, 'withheld')
       : request.prompt ? promptChip(request.prompt.system) : h('span', { class: 'muted' }, '—')),
     h('td', {}, kind ? h('span', { class: `kind kind-${kind}` }, KIND_LABELS[kind] ?? kind) : null,
-      fresh === 'changed' ? h('span', { class: 'pill pill-changed' }, 'changed') : null));
+      fresh === 'changed' ? h('span', { class: 'pill pill-changed' }, 'changed') : null),
+    contextCell(request, scale));
     const toggle = () => {
       if (app.expandedRows.has(request.startSeq)) app.expandedRows.delete(request.startSeq);
       else app.expandedRows.add(request.startSeq);
@@ -663,7 +667,7 @@ function trajectoryDetail(request, withheld) {
   const change = request.promptChange;
   const current = request.prompt;
   const previous = change?.previous;
-  const cell = h('td', { colspan: 6 });
+  const cell = h('td', { colspan: 7 });
   const row = h('tr', { class: 'traj-detail', 'data-testid': 'trajectory-detail' }, cell);
   if (withheld) {
     cell.append(h('p', { class: 'withheld-note' },
@@ -740,6 +744,7 @@ function stepBy(delta) {
 function renderSelection({ scroll = true } = {}) {
   const event = app.bySeq.get(app.selected);
   const readout = $('#step-readout');
+  renderContextAt($('#context-at'), app.conv, event?.seq);
   if (!event) {
     readout.textContent = '–';
     renderEffective(undefined);

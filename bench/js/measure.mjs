@@ -14,8 +14,9 @@
 //                   first (what an earlier load of a session of this size leaves behind), then
 //                   of each of load and loadJson WARMUP calls (the process's first, timed apart)
 //                   and RUNS timed calls, each window freed
-//   pf-warm         ARG = bytes, grown as for pf-time; one loadJson, then views() and stateAt,
-//                   then bench/js/read-floor.mjs's bare read of the header values beside load
+//   pf-warm         ARG = bytes, grown as for pf-time; one loadJson, then views(), stateAt,
+//                   contextSummaryAt and contextAt, then bench/js/read-floor.mjs's bare read of
+//                   the header values beside load
 //   pf-prepend      ARG = bytes as for pf-warm; loads the newest 9,000 events of WORKLOAD, then
 //                   prepends older pages until the whole log is loaded
 // PROMPTFOLD_PKG=path/to/promptfold.js measures another build of the Node package.
@@ -269,6 +270,23 @@ const tasks = {
       }
     }
     const stateAtEffectiveNs = ((performance.now() - t) * 1e6) / m;
+    // What the model saw (docs/context.md): contextSummaryAt at the same seqs (median of three
+    // passes), contextAt at the first 2,000, for builds that have them.
+    let contextSummaryNs;
+    let contextAtUs;
+    if (typeof c.contextSummaryAt === 'function') {
+      const summaries = [];
+      for (let round = 0; round < 3; round++) {
+        pass(summaries, (seq) => {
+          chars += c.contextSummaryAt(seq).breakdown.totalTokens > 0 ? 1 : 0;
+        });
+      }
+      contextSummaryNs = median(summaries);
+      collect();
+      t = performance.now();
+      for (let i = 0; i < 2_000; i++) chars += c.contextAt(probe[i]).nodes.length;
+      contextAtUs = ((performance.now() - t) * 1e3) / 2_000;
+    }
     const final = c.stateAt(last);
     // The bare read of every header's config and tools (bench/js/read-floor.mjs), beside load.
     const floor = readFloor(pf, events, READ_FLOOR_RUNS, READ_FLOOR_WARMUP);
@@ -281,6 +299,8 @@ const tasks = {
       stateAtFreeNs,
       stateAtPasses: passes,
       stateAtEffectiveNs,
+      contextSummaryNs,
+      contextAtUs,
       stateAtCalls: n,
       stateAtEffectiveCalls: m,
       readFloor: floor,

@@ -543,6 +543,21 @@ function report(raw) {
   }
   L.push('');
 
+  const withContext = all.filter((row) => ok(row.r.pfWarm) && row.r.pfWarm.contextSummaryNs !== undefined);
+  if (withContext.length) {
+    L.push('## What the model saw: `contextSummaryAt` and `contextAt`');
+    L.push('');
+    L.push('At the seqs of the `stateAt` column below; `contextAt` (the surviving nodes too) at the first 2,000 of them (docs/context.md).');
+    L.push('');
+    L.push('| workload | requests | `contextSummaryAt` | `contextAt` |');
+    L.push('| --- | ---: | ---: | ---: |');
+    for (const row of withContext) {
+      const pw = row.r.pfWarm;
+      L.push(`| ${row.w.label} | ${fmtInt(pw.check.requests)} | ${fmtNs(pw.contextSummaryNs)} | ${pw.contextAtUs.toFixed(1)} µs |`);
+    }
+    L.push('');
+  }
+
   L.push('## Views and `stateAt`');
   L.push('');
   L.push('| workload | chat cards | headers | requests | `views()` | native `views()` | `stateAt` | `stateAt`, cached | `stateAt` + `free()` | `stateAt(seq).effective` | native `state_at` |');
@@ -615,6 +630,10 @@ function report(raw) {
   const stateAts = all.filter((r) => ok(r.r.pfWarm)).map((r) => r.r.pfWarm.stateAtNs);
   if (stateAts.length) {
     L.push(`| \`stateAt\` under 1 µs | ${fmtNs(Math.min(...stateAts))} to ${fmtNs(Math.max(...stateAts))} | ${met(Math.max(...stateAts) < 1000)} |`);
+  }
+  const summaries = all.filter((r) => ok(r.r.pfWarm) && r.r.pfWarm.contextSummaryNs !== undefined).map((r) => r.r.pfWarm.contextSummaryNs);
+  if (summaries.length) {
+    L.push(`| \`contextSummaryAt\` under 2 µs | ${fmtNs(Math.min(...summaries))} to ${fmtNs(Math.max(...summaries))} | ${met(Math.max(...summaries) < 2000)} |`);
   }
   const ratios = all.flatMap((r) => [
     [r.ratioObj, `${r.w.label}, objects`],

@@ -67,8 +67,36 @@ pub enum EventKind {
     StepStart,
     /// `step/end`.
     StepEnd,
-    /// Any other type (`user/message`, `tool/result`, unknown types, ...).
+    /// `user/message`, `assistant/message`, `tool/result` or `developer/message`: a surface
+    /// message other than a system message, with its estimated token cost.
+    Message(SurfaceMessage),
+    /// Any other type (`tool/call`, `compaction/summary`, unknown types, ...).
     Other,
+}
+
+/// Who wrote a surface message other than a system message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MessageRole {
+    /// `user/message` (compaction checkpoints included).
+    User,
+    /// `assistant/message`.
+    Assistant,
+    /// `tool/result`.
+    Tool,
+    /// `developer/message`.
+    Developer,
+}
+
+/// What the interpreter keeps of a surface message: its role, estimated token cost and usage
+/// (the message text itself is never kept).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SurfaceMessage {
+    /// The event type.
+    pub role: MessageRole,
+    /// Estimated tokens of the message: its content plus 4 (see `docs/context.md`).
+    pub tokens: u32,
+    /// The provider's token usage as the log has it: `data.message.usage`, else `data.usage`.
+    pub usage: Option<Rc<JsonValue>>,
 }
 
 /// A replace or append operation on the conversation surface.

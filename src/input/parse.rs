@@ -8,11 +8,13 @@ use std::rc::Rc;
 
 use crate::error::Error;
 use crate::input::event::{
-    safe_integer, EventKind, HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, TurnField,
+    safe_integer, EventKind, HeaderReason, MessageRole, RequestHeader, Seq, SessionEvent,
+    SurfaceMessage, SurfaceOp, TurnField,
 };
 use crate::input::intern::JsonInterner;
 use crate::input::json::reader::{key_code, Failed, KeyCode, Reader, Step, SLOTS};
 use crate::input::json::{malformed, JsonValue};
+use crate::input::tokens;
 use framing::{Frame, Framing, Row, Rows, TornTail};
 
 pub(crate) mod framing;
@@ -70,13 +72,15 @@ mod keys {
     pub mod data {
         use crate::input::json::reader::{key, Key};
 
-        pub const ALL: [Key; 6] = [
+        pub const ALL: [Key; 8] = [
             key("turn"),
             key("step"),
             key("message"),
             key("reason"),
             key("header"),
             key("startsSeries"),
+            key("content"),
+            key("usage"),
         ];
         pub const TURN: usize = 0;
         pub const STEP: usize = 1;
@@ -84,15 +88,20 @@ mod keys {
         pub const REASON: usize = 3;
         pub const HEADER: usize = 4;
         pub const STARTS_SERIES: usize = 5;
+        /// A `user/message`'s content (its data is the message).
+        pub const CONTENT: usize = 6;
+        /// A message event's usage, when its message has none.
+        pub const USAGE: usize = 7;
     }
 
     /// A message's members (`role` is listed only to be skipped without a search).
     pub mod message {
         use crate::input::json::reader::{key, Key};
 
-        pub const ALL: [Key; 2] = [key("role"), key("content")];
+        pub const ALL: [Key; 3] = [key("role"), key("content"), key("usage")];
         pub const ROLE: usize = 0;
         pub const CONTENT: usize = 1;
+        pub const USAGE: usize = 2;
     }
 
     /// A content block's members.
@@ -124,6 +133,10 @@ mod names {
     pub const TURN_END: KeyCode = key_code("turn/end");
     pub const STEP_START: KeyCode = key_code("step/start");
     pub const STEP_END: KeyCode = key_code("step/end");
+    pub const USER_MESSAGE: KeyCode = key_code("user/message");
+    pub const TOOL_RESULT: KeyCode = key_code("tool/result");
+    /// The code of every name longer than 15 bytes (`assistant/message`, ...).
+    pub const LONG: KeyCode = key_code("assistant/message");
     pub const TEXT: KeyCode = key_code("text");
     pub const INITIAL: KeyCode = key_code("initial");
     pub const RESUME: KeyCode = key_code("resume");
@@ -568,6 +581,8 @@ enum TypeTag {
     StepEnd,
     /// `session`: the session header when it is a log's first row without seq.
     Session,
+    /// `user/message`, `assistant/message`, `tool/result` or `developer/message`.
+    Message(MessageRole),
     /// Any other string, or a `type` that is not a string.
     Other,
 }
@@ -575,7 +590,12 @@ enum TypeTag {
 impl TypeTag {
     /// Reads a `type`, matching a string by its code (every name has at most 15 bytes).
     fn read(reader: &mut Reader<'_>) -> Step<TypeTag> {
+        reader.peek();
+        let start = reader.position();
         Ok(match read_string_code(reader)? {
+            Some(names::USER_MESSAGE) => TypeTag::Message(MessageRole::User),
+            Some(names::TOOL_RESULT) => TypeTag::Message(MessageRole::Tool),
+            Some(names::LONG) => TypeTag::long(reader.text_since(start)),
             Some(names::SYSTEM_MESSAGE) => TypeTag::SystemMessage,
             Some(names::REQUEST_HEADER) => TypeTag::RequestHeader,
             Some(names::TURN_START) => TypeTag::TurnStart,
@@ -586,9 +606,31 @@ impl TypeTag {
             _ => TypeTag::Other,
         })
     }
+
+    /// The type whose name, longer than 15 bytes, is the JSON string `raw`.
+    #[inline(never)]
+    fn long(raw: &str) -> TypeTag {
+        let text = match raw.contains('\\') {
+            true => Cow::Owned(
+                Reader::new(raw)
+                    .string()
+                    .map(Cow::into_owned)
+                    .unwrap_or_default(),
+            ),
+            false => Cow::Borrowed(raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default()),
+        };
+        match &*text {
+            "assistant/message" => TypeTag::Message(MessageRole::Assistant),
+            "developer/message" => TypeTag::Message(MessageRole::Developer),
+            _ => TypeTag::Other,
+        }
+    }
 }
 
 /// What the parser keeps of one event before validation.
+// One is read in place and reused for every event of a batch, never moved: its size costs
+// nothing per event.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub(crate) enum RawEvent<'a> {
     Object(RawObject<'a>),
@@ -752,6 +794,9 @@ const TOOLS_SLOT: usize = 1;
 struct DataWants {
     message: bool,
     header: bool,
+    /// Whether the message content's token cost is read (`data.message.content`, or
+    /// `data.content` for a user message).
+    tokens: bool,
 }
 
 impl DataWants {
@@ -760,10 +805,12 @@ impl DataWants {
             TypeTag::Absent => DataWants {
                 message: true,
                 header: true,
+                tokens: true,
             },
             kind => DataWants {
                 message: kind == TypeTag::SystemMessage,
                 header: kind == TypeTag::RequestHeader,
+                tokens: matches!(kind, TypeTag::Message(_)),
             },
         }
     }
@@ -817,6 +864,12 @@ struct RawData<'a> {
     reason: HeaderReason,
     /// Whether `startsSeries` is `true`.
     starts_series: bool,
+    /// The token cost of `data.message.content`'s blocks (see [`tokens`]).
+    message_tokens: u32,
+    /// The token cost of `data.content`'s blocks (a user message's).
+    content_tokens: u32,
+    /// `data.message.usage`, else `data.usage`.
+    usage: Option<Rc<JsonValue>>,
 }
 
 impl Default for RawData<'_> {
@@ -829,6 +882,9 @@ impl Default for RawData<'_> {
             tools: HeaderJson::Absent,
             reason: HeaderReason::Other,
             starts_series: false,
+            message_tokens: 0,
+            content_tokens: 0,
+            usage: None,
         }
     }
 }
@@ -842,7 +898,7 @@ impl<'a> RawData<'a> {
         if reader.peek() != Some(b'{') {
             return reader.skip_value();
         }
-        use keys::data::{ALL, HEADER, MESSAGE, REASON, STARTS_SERIES, STEP, TURN};
+        use keys::data::{ALL, CONTENT, HEADER, MESSAGE, REASON, STARTS_SERIES, STEP, TURN, USAGE};
         // A header's data usually starts with its reason, any other's with its turn.
         let likely = if wants.message { TURN } else { REASON };
         let mut members = reader.begin_members(&ALL, likely)?;
@@ -850,7 +906,28 @@ impl<'a> RawData<'a> {
             match member {
                 TURN => data.turn = Kind::read(reader)?,
                 STEP => data.step = Kind::read(reader)?,
+                MESSAGE if wants.message && wants.tokens => {
+                    // The type is not known yet: both readings, from the checked text.
+                    let raw = reader.raw_value()?;
+                    data.text = read_prompt_text(&mut Reader::new(raw)).unwrap_or_default();
+                    let (tokens, usage) =
+                        read_message_tokens(&mut Reader::new(raw)).unwrap_or_default();
+                    data.message_tokens = tokens;
+                    data.usage = usage.or(data.usage.take());
+                }
                 MESSAGE if wants.message => data.text = read_prompt_text(reader)?,
+                MESSAGE if wants.tokens => {
+                    let (tokens, usage) = read_message_tokens(reader)?;
+                    data.message_tokens = tokens;
+                    data.usage = usage.or(data.usage.take());
+                }
+                USAGE if wants.tokens => {
+                    let usage = Rc::new(reader.value()?);
+                    data.usage = data.usage.take().or(Some(usage));
+                }
+                CONTENT if wants.tokens => {
+                    data.content_tokens = tokens::read_content_tokens(reader)?;
+                }
                 HEADER if wants.header => {
                     let (config, tools) = read_header_fields(reader)?;
                     data.config = config;
@@ -896,6 +973,25 @@ fn read_prompt_text<'a>(reader: &mut Reader<'a>) -> Step<Option<Cow<'a, str>>> {
         }
     }
     Ok(Some(text))
+}
+
+/// The token cost of a message object's `content` blocks (0 for anything else), and its
+/// `usage`.
+fn read_message_tokens(reader: &mut Reader<'_>) -> Step<(u32, Option<Rc<JsonValue>>)> {
+    if reader.peek() != Some(b'{') {
+        return reader.skip_value().map(|()| (0, None));
+    }
+    use keys::message::{ALL, CONTENT, ROLE, USAGE};
+    let (mut cost, mut usage) = (0, None);
+    let mut members = reader.begin_members(&ALL, ROLE)?;
+    while let Some(member) = members.next(reader)? {
+        match member {
+            CONTENT => cost = tokens::read_content_tokens(reader)?,
+            USAGE => usage = Some(Rc::new(reader.value()?)),
+            _ => reader.skip_value()?,
+        }
+    }
+    Ok((cost, usage))
 }
 
 /// The joined text of a `content` array (anything else is `""`).
@@ -1059,6 +1155,17 @@ fn event_kind(
         TypeTag::TurnEnd => EventKind::TurnEnd,
         TypeTag::StepStart => EventKind::StepStart,
         TypeTag::StepEnd => EventKind::StepEnd,
+        TypeTag::Message(role) => {
+            let content = match role {
+                MessageRole::User => data.content_tokens,
+                _ => data.message_tokens,
+            };
+            EventKind::Message(SurfaceMessage {
+                role,
+                tokens: content.saturating_add(4),
+                usage: data.usage.clone(),
+            })
+        }
         TypeTag::Absent | TypeTag::Session | TypeTag::Other => EventKind::Other,
     }
 }

@@ -65,6 +65,9 @@ pub struct Request {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "wasm", tsify(optional))]
     pub prompt_change: Option<PromptChange>,
+    /// What the model saw for this request and what the log shows of its cache (not in
+    /// FORMAT.md's Request; see `docs/context.md`).
+    pub context: crate::views::context::RequestContext,
 }
 
 /// The trajectory view of a window.
@@ -435,6 +438,7 @@ impl Facts<'_> {
                     request_config: prompt.as_ref().and_then(|prompt| prompt.config.clone()),
                     prompt,
                     prompt_change,
+                    context: Default::default(),
                 }
             })
             .collect();

@@ -156,6 +156,11 @@ impl Batch {
 }
 
 impl JsConversation {
+    /// The window (for the other modules' methods of this class).
+    pub(super) fn conversation(&self) -> &Conversation {
+        &self.inner
+    }
+
     /// Reads `batch` and applies it as `call`, returning the change report as a JS value (or
     /// throwing the batch's error). A load or a prepend moves the window's states, so the cached
     /// handles are forgotten when it succeeds.

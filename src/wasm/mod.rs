@@ -4,11 +4,13 @@
 mod batch;
 mod cache;
 mod cards;
+mod context;
 mod conversation;
 mod convert;
 mod data;
 mod diff;
 mod error;
+mod numbers;
 mod outgoing;
 mod plain;
 mod state;

@@ -53,6 +53,7 @@ fn pack_request(request: &Request, out: &mut Outgoing) {
     let config = out.optional_json(request.request_config.as_ref());
     out.extend([config]);
     pack_change(request.prompt_change.as_ref(), out);
+    super::numbers::pack_request_context(&request.context, out);
 }
 
 /// Appends a system prompt node: six numbers, its text by table index.

@@ -2,9 +2,11 @@
 //! request inspections, chat cards and trajectory facts. Appending events continues the walk.
 
 use crate::fold::request::{inspect_header, RequestPromptInspection};
+use crate::fold::surface::{RequestState, SurfaceFold};
 use crate::fold::{inspect_system_prompt, SystemPromptState};
 use crate::input::event::{Seq, SessionEvent};
 use crate::views::chat::{CardKey, ChatBuilder, ChatCard};
+use crate::views::context::{Context, ContextBreakdown, ContextTotals, RequestContext};
 use crate::views::location::Locator;
 use crate::views::observe::Census;
 use crate::views::observe::Observed;
@@ -50,6 +52,8 @@ pub(crate) struct Analysis {
     inspections: Vec<(Seq, Box<RequestPromptInspection>)>,
     chat: ChatBuilder,
     trajectory: TrajectoryBuilder,
+    /// The context after every surface event.
+    surface: SurfaceFold,
 }
 
 impl Analysis {
@@ -67,6 +71,7 @@ impl Analysis {
     pub fn new(window_start: Option<Seq>) -> Analysis {
         Analysis {
             window_start,
+            surface: SurfaceFold::new(window_start),
             ..Analysis::default()
         }
     }
@@ -88,6 +93,12 @@ impl Analysis {
         for event in events {
             self.walk(event, &mut delta);
         }
+        // Only the last request's context can change when events follow it.
+        let before = self.last_request_context();
+        let requests = self.surface.request_count();
+        self.surface.extend(events);
+        delta.trajectory_changed |= self.surface.request_count() != requests
+            || self.surface.request_count() > 0 && self.last_request_context() != before;
         delta
     }
 
@@ -154,6 +165,17 @@ impl Analysis {
         self.states.get(index)
     }
 
+    /// The context at `seq`: after every event with seq `<= seq`.
+    pub fn context_at(&self, seq: Seq) -> Context {
+        Context::of(&self.surface.nodes_at(seq), &self.surface.sums_at(seq))
+    }
+
+    /// The breakdown of the context at `seq` and whether it is incomplete.
+    pub fn context_summary_at(&self, seq: Seq) -> (ContextBreakdown, bool) {
+        let sums = self.surface.sums_at(seq);
+        (ContextBreakdown::of(&sums), sums.incomplete)
+    }
+
     /// The inspection of the header at exactly `seq`.
     pub fn request_at(&self, seq: Seq) -> Option<&RequestPromptInspection> {
         let index = self
@@ -207,9 +229,10 @@ impl Analysis {
         self.chat.cards_by_seq()
     }
 
-    /// Whether the trajectory view differs from `other`'s.
+    /// Whether the trajectory view differs from `other`'s, request contexts included.
     pub fn trajectory_differs(&self, other: &Analysis) -> bool {
         self.trajectory.differs(&other.trajectory)
+            || self.request_contexts() != other.request_contexts()
     }
 
     /// All chat cards, in chat order.
@@ -217,9 +240,57 @@ impl Analysis {
         self.chat.cards()
     }
 
-    /// The trajectory view.
+    /// The trajectory view, each request with its context.
     pub fn trajectory(&self) -> Trajectory {
-        self.trajectory.trajectory()
+        let mut trajectory = self.trajectory.trajectory();
+        let mut contexts = self.surface.requests();
+        for request in &mut trajectory.requests {
+            request.context = contexts.next().map(request_context).unwrap_or_default();
+        }
+        debug_assert!(
+            contexts.next().is_none(),
+            "a request context with no request"
+        );
+        trajectory
+    }
+
+    /// The context of every request.
+    fn request_contexts(&self) -> Vec<RequestContext> {
+        self.surface.requests().map(request_context).collect()
+    }
+
+    /// The context of the last request, which appended events may change.
+    fn last_request_context(&self) -> Option<RequestContext> {
+        let last = self.surface.request_count().checked_sub(1)?;
+        self.surface.request(last).map(request_context)
+    }
+
+    /// Totals of the requests' contexts and of the prompt changes.
+    pub fn context_totals(&self) -> ContextTotals {
+        let (appended, rewritten) = self.surface.prompt_changes();
+        let mut totals = ContextTotals {
+            prompts_appended: appended,
+            prompts_rewritten: rewritten,
+            ..ContextTotals::default()
+        };
+        let count = |n: &mut u32, yes: bool| *n = n.saturating_add(u32::from(yes));
+        for context in self.surface.requests().map(request_context) {
+            count(&mut totals.requests, true);
+            count(&mut totals.new_series, context.new_series);
+            totals.superseded_system_tokens +=
+                f64::from(context.breakdown.superseded_system_tokens);
+            totals.total_tokens += f64::from(context.breakdown.total_tokens);
+            let reads = context
+                .usage
+                .as_deref()
+                .and_then(|usage| usage.get("cacheReadTokens"))
+                .and_then(|reads| reads.as_f64());
+            if let Some(reads) = reads {
+                totals.cache_read_tokens += reads;
+                count(&mut totals.answers_with_cache_reads, true);
+            }
+        }
+        totals
     }
 
     /// Chat cards and trajectory.
@@ -228,5 +299,18 @@ impl Analysis {
             chat: self.cards(),
             trajectory: self.trajectory(),
         }
+    }
+}
+
+/// A request's context as the views show it.
+fn request_context(state: RequestState) -> RequestContext {
+    let (answer_seq, usage) = state.answer.unzip();
+    RequestContext {
+        seq: state.seq,
+        breakdown: ContextBreakdown::of(&state.sums),
+        incomplete: state.sums.incomplete,
+        answer_seq,
+        usage: usage.flatten(),
+        new_series: state.new_series,
     }
 }

@@ -9,6 +9,7 @@ use crate::input::json::JsonValue;
 use crate::input::parse::framing::{Framing, Numbering, Rows};
 use crate::input::parse::{parse_fed_lines, parse_rows, parse_text_rows};
 use crate::views::chat::{sort_cards, ChatCard};
+use crate::views::context::{Context, ContextBreakdown, ContextTotals};
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
 use crate::window::analysis::compare::compare;
 use crate::window::analysis::{Analysis, Delta};
@@ -431,6 +432,23 @@ impl Conversation {
     /// One line per loaded event (FORMAT.md's window lines).
     pub fn lines(&self) -> Vec<EventLine> {
         self.analysis.lines(&self.events)
+    }
+
+    /// What the model's context held at `seq` (after every event with seq `<= seq`): the
+    /// surviving surface nodes in surface order, their estimated tokens and breakdown.
+    pub fn context_at(&self, seq: Seq) -> Context {
+        self.analysis.context_at(seq)
+    }
+
+    /// The breakdown of the context at `seq` and whether it is incomplete, without its nodes.
+    pub fn context_summary_at(&self, seq: Seq) -> (ContextBreakdown, bool) {
+        self.analysis.context_summary_at(seq)
+    }
+
+    /// Totals over the window: requests, new series, prompt changes appended and rewritten,
+    /// superseded-prompt tokens summed over all requests, cache reads observed.
+    pub fn context_totals(&self) -> ContextTotals {
+        self.analysis.context_totals()
     }
 
     /// Chat cards and trajectory of the window.

@@ -32,3 +32,20 @@ function show(value) {
   const text = value === undefined ? "undefined" : JSON.stringify(value);
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
+
+/**
+ * The views as FORMAT.md has them: each request's `context` (not in FORMAT.md) is checked with
+ * `check(what, actual, expected)` against contextSummaryAt at its seq and left out
+ * (tests/js/context.test.mjs checks contexts against JSON text, tests/context.rs against a
+ * reference).
+ */
+export function formatViews(conversation, check, section) {
+  const views = conversation.views();
+  for (const request of views.trajectory.requests) {
+    const { context } = request;
+    const summary = { breakdown: context.breakdown, incomplete: context.incomplete };
+    check(`${section}: request ${request.startSeq} context`, summary, conversation.contextSummaryAt(context.seq));
+    delete request.context;
+  }
+  return views;
+}

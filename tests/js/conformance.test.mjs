@@ -8,6 +8,7 @@ import { loadCases } from "./cases.mjs";
 import { firstDifference } from "./compare.mjs";
 import { promptfold } from "./promptfold.mjs";
 import { ReplayedChat } from "./replay.mjs";
+import { formatViews } from "./compare.mjs";
 
 const { Conversation, inspectSystemPrompt, inspectRequestPrompt } = promptfold;
 
@@ -39,7 +40,7 @@ function runCase(kase, check) {
   try {
     replay.apply(loaded.load(events, kase.hasMore ?? false));
     check("window", loaded.lines(), expected.window);
-    check("final", loaded.views(), expected.final);
+    check("final", formatViews(loaded, check, "final"), expected.final);
     check("load change report", replay.list(), expected.final.chat);
     // The report's cards are built apart from views(): the same members, in the same order.
     const members = (cards) => cards.map(Object.entries);
@@ -54,7 +55,7 @@ function runCase(kase, check) {
   try {
     for (const event of events) liveReplay.apply(live.append([event]));
     check("D1 live window", live.lines(), expected.window);
-    check("D1 live final", live.views(), expected.final);
+    check("D1 live final", formatViews(live, check, "D1 live final"), expected.final);
     check("D1 live change reports", liveReplay.list(), expected.final.chat);
   } finally {
     live.free();
@@ -69,7 +70,7 @@ function runCase(kase, check) {
         const page = events.filter((e) => e.seq >= stage.fromSeq && (end === undefined || e.seq < end));
         stagedReplay.apply(end === undefined ? staged.load(page, stage.hasMore) : staged.prepend(page, stage.hasMore));
         end = stage.fromSeq;
-        check(`stages[${i}]`, staged.views(), expected.stages[i]);
+        check(`stages[${i}]`, formatViews(staged, check, `stages[${i}]`), expected.stages[i]);
         check(`stages[${i}] change reports`, stagedReplay.list(), expected.stages[i].chat);
         check(`stages[${i}] hasMore`, staged.hasMore, stage.hasMore);
       });

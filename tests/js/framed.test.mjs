@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadCases, repoRoot } from "./cases.mjs";
-import { firstDifference } from "./compare.mjs";
+import { firstDifference, formatViews } from "./compare.mjs";
 import { random } from "./kit/session.mjs";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
@@ -73,7 +73,7 @@ test("framed cases: loadJson of the text, as a string and as bytes", () => {
         using(new Conversation(), (conv) => {
           const change = conv.loadJson(input, kase.hasMore ?? false);
           check("window", conv.lines(), kase.expected.window);
-          check("final", conv.views(), kase.expected.final);
+          check("final", formatViews(conv, check, "final"), kase.expected.final);
           check("session", conv.session, kase.session);
           check("tornTail", change.tornTail, kase.tornTail);
           if (kase.tornTail === null && "tornTail" in change) failures.push(`${kase.name}: loadJson(${how}): tornTail present (${JSON.stringify(change.tornTail)}) though no line is torn`);
@@ -93,11 +93,13 @@ test("framed cases: the parsed rows (the torn line left out) with load", () => {
     try {
       using(new Conversation(), (conv) => {
         conv.load(rows, kase.hasMore ?? false);
-        for (const [what, actual, expected] of [["window", conv.lines(), kase.expected.window],
-          ["final", conv.views(), kase.expected.final], ["session", conv.session, kase.session]]) {
+        const check = (what, actual, expected) => {
           const difference = firstDifference(actual, expected);
           if (difference) failures.push(`${kase.name}: load(rows): ${what}: ${difference}`);
-        }
+        };
+        check("window", conv.lines(), kase.expected.window);
+        check("final", formatViews(conv, check, "final"), kase.expected.final);
+        check("session", conv.session, kase.session);
       });
     } catch (error) {
       failures.push(`${kase.name}: load(rows) threw ${error?.code ?? ""} ${error?.message ?? error}`);

@@ -3,7 +3,9 @@
 // read back as src/input/parse/packed.rs reads them (8 numbers an event: tag, seq, time, surface
 // operation, start, end, turn, step; a system message adds its text's length; a header adds its
 // reason, its series flag, and for config and tools -1 when absent, -2 when the previous header's
-// JSON, else the length of its JSON text; an event that crosses as JSON is tag 0 and its length).
+// JSON, else the length of its JSON text; a message (tags 8 to 11) adds its content's token cost,
+// an assistant message then its usage (-1 absent, else the length of its JSON text); an event
+// that crosses as JSON is tag 0 and its length).
 import assert from "node:assert/strict";
 import test from "node:test";
 import { promptfoldPackBatch } from "../../src/wasm/js/pack.js";
@@ -63,6 +65,8 @@ function unpack({ numbers, text }) {
     };
     if (tag === 1) event.text = string();
     if (tag === 2) Object.assign(event, { reason: next(), series: next(), config: json(), tools: json() });
+    if (tag >= 8) event.tokens = next();
+    if (tag === 9) event.usage = json();
     events.push(event);
   }
   return events;
@@ -101,8 +105,36 @@ test("each event is packed as its numbers and texts", () => {
   assert.ok(Number.isNaN(turn.time));
   assert.deepEqual([turn.turn, turn.step], [4, Number.POSITIVE_INFINITY]);
   assert.deepEqual(
-    [result.tag, result.op, result.start, result.end, result.turn],
-    [7, 2, 1, 2, Number.POSITIVE_INFINITY],
+    [result.tag, result.op, result.start, result.end, result.turn, result.tokens],
+    [10, 2, 1, 2, Number.POSITIVE_INFINITY, 0],
+  );
+});
+
+test("messages are packed with their content's token cost and an answer's usage", () => {
+  const usage = { inputTokens: 12, cacheReadTokens: 8 };
+  const events = [
+    // "hello" is 5 units: ceil(5 / 4) + 4 = 6; an image block 4 + ceil(JSON length / 4).
+    { seq: 1, type: "user/message", data: { content: [{ type: "text", text: "hello" }, { type: "image" }] } },
+    { seq: 2, type: "assistant/message", data: { message: { content: "abcdefgh", usage } } },
+    { seq: 3, type: "assistant/message", data: { message: { content: [] }, usage } },
+    {
+      seq: 4,
+      type: "tool/result",
+      data: { message: { content: [{ type: "tool-call", name: "read", arguments: "{}" }] } },
+    },
+    { seq: 5, type: "developer/message", data: { message: "not an object" } },
+  ];
+  const packed = unpack(pack(events));
+  const image = 4 + Math.ceil(JSON.stringify({ type: "image" }).length / 4);
+  assert.deepEqual(
+    packed.map((event) => [event.tag, event.tokens, event.usage]),
+    [
+      [8, 6 + image, undefined],
+      [9, 6, JSON.stringify(usage)],
+      [9, 0, JSON.stringify(usage)],
+      [10, 1 + 1 + 4, undefined],
+      [11, 0, undefined],
+    ],
   );
 });
 

@@ -94,7 +94,9 @@ function checkTrajectory(trajectory) {
     if (header.change) checkChange(header.change);
   }
   for (const request of trajectory.requests) {
-    checkMembers(request, ["startSeq", "turn", "step", "prompt", "requestConfig", "promptChange"], ["prompt", "requestConfig", "promptChange"]);
+    checkMembers(request, ["startSeq", "turn", "step", "prompt", "requestConfig", "promptChange", "context"], ["prompt", "requestConfig", "promptChange"]);
+    checkMembers(request.context, ["seq", "breakdown", "incomplete", "answerSeq", "usage", "newSeries"], ["answerSeq", "usage"]);
+    checkMembers(request.context.breakdown, ["systemTokens", "supersededSystemTokens", "toolsTokens", "messageTokens", "totalTokens"]);
     if (request.prompt) checkSnapshot(request.prompt);
     if (request.promptChange) checkChange(request.promptChange);
   }

@@ -7,6 +7,11 @@ import {
   inspectSystemPrompt,
   wasmMemoryBytes,
   type ChatCard,
+  type Context,
+  type ContextNode,
+  type ContextSummary,
+  type ContextTotals,
+  type RequestContext,
   type ConversationChange,
   type DiffHunk,
   type PromptDiff,
@@ -85,6 +90,22 @@ try {
   const seq: number | undefined = typed.seq;
   void [code, index, seq];
 }
+// What the model saw at seq 3: its nodes, their tokens, the breakdown.
+const context: Context = conversation.contextAt(3);
+const firstNode: ContextNode | undefined = context.nodes[0];
+const nodeTokens: number | undefined = firstNode?.tokens;
+const superseded: number = context.breakdown.supersededSystemTokens;
+const summary: ContextSummary = conversation.contextSummaryAt(3);
+const summaryIncomplete: boolean = summary.incomplete;
+const requestContext: RequestContext | undefined = conversation.views().trajectory.requests[0]?.context;
+const newSeries: boolean | undefined = requestContext?.newSeries;
+const usage: unknown = requestContext?.usage;
+const totals: ContextTotals = conversation.contextTotals();
+const cacheReads: number = totals.cacheReadTokens;
+void [nodeTokens, superseded, summaryIncomplete, newSeries, usage, cacheReads];
+// @ts-expect-error a node's type is one of the five surface types
+const wrongNodeType: ContextNode["type"] = "tool/call";
+void wrongNodeType;
 {
   using scoped = new Conversation();
   scoped.load(events, true);

@@ -3,7 +3,7 @@
 //! JSON library, no float formatting) and lets large logs be scanned at memory speed.
 
 pub(crate) mod blocks;
-mod number;
+pub(crate) mod number;
 pub(crate) mod reader;
 pub(crate) mod stringify;
 // Only the JS side hands over text that is not a Rust string yet (feature `wasm`); the unit

@@ -356,6 +356,11 @@ impl<'a> Reader<'a> {
         self.remembered
     }
 
+    /// The text from byte `start` to the cursor.
+    pub fn text_since(&self, start: usize) -> &'a str {
+        self.slice(start, self.pos)
+    }
+
     /// The byte offset of the cursor.
     pub fn position(&self) -> usize {
         self.pos

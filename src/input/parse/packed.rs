@@ -16,14 +16,17 @@
 //!   `n`: its text (every text block, joined). For a request header, `reason` (0 other, 1
 //!   initial, 2 resume, 3 change, 4 series), `startsSeries` (1 when `true`), then `config` and
 //!   `tools`: -1 absent, -2 the same JSON as the previous header's in the batch, `n` its JSON
-//!   text.
+//!   text. Tags 8 `user/message`, 9 `assistant/message`, 10 `tool/result` and 11
+//!   `developer/message` are followed by the token cost of the message's content blocks (see
+//!   `input::tokens`; JS computes it from the objects, so that no message text crosses); an
+//!   assistant message's then by its usage: -1 absent, `n` its JSON text.
 
 use std::borrow::Cow;
 
 use super::framing::{Framing, Rows};
 use super::{Batch, HeaderJson, Kind, RawEvent, RawObject, RawSurfaceOp, TypeTag};
 use crate::error::Error;
-use crate::input::event::HeaderReason;
+use crate::input::event::{HeaderReason, MessageRole};
 use crate::input::intern::JsonInterner;
 use crate::input::json::malformed;
 use crate::input::json::reader::{Failed, Reader, SLOTS};
@@ -147,6 +150,10 @@ impl<'a> Cursor<'a> {
             5.0 => TypeTag::StepStart,
             6.0 => TypeTag::StepEnd,
             7.0 => TypeTag::Other,
+            8.0 => TypeTag::Message(MessageRole::User),
+            9.0 => TypeTag::Message(MessageRole::Assistant),
+            10.0 => TypeTag::Message(MessageRole::Tool),
+            11.0 => TypeTag::Message(MessageRole::Developer),
             _ => return Err(not_packed()),
         };
         let seq = Kind::Number(self.number()?);
@@ -187,6 +194,31 @@ impl<'a> Cursor<'a> {
                 data.starts_series = self.number()? == 1.0;
                 data.config = self.header_json()?;
                 data.tools = self.header_json()?;
+            }
+            TypeTag::Message(_) => {
+                let tokens = self.number()?;
+                if !(tokens >= 0.0 && tokens <= f64::from(u32::MAX) && tokens.fract() == 0.0) {
+                    return Err(not_packed());
+                }
+                // In range and whole: the conversion is exact.
+                let tokens = tokens as u32;
+                data.message_tokens = tokens;
+                data.content_tokens = tokens;
+                data.usage = None;
+                if kind == TypeTag::Message(MessageRole::Assistant) {
+                    if self.numbers.as_slice().first() == Some(&-1.0) {
+                        self.numbers.next();
+                    } else {
+                        let text = self.text()?;
+                        let mut reader =
+                            Reader::resume(text.as_bytes(), 0, HEADER_MEMBER_DEPTH, [None; SLOTS]);
+                        let usage = reader
+                            .value()
+                            .and_then(|value| reader.finish().map(|()| value))
+                            .map_err(|Failed| malformed(text, reader.error(), 0))?;
+                        data.usage = Some(std::rc::Rc::new(usage));
+                    }
+                }
             }
             _ => {}
         }
@@ -271,6 +303,61 @@ mod tests {
         assert!(header.config.is_some());
         assert_eq!(events[2].kind, EventKind::TurnStart);
         assert_eq!(events[2].turn, TurnField::Null);
+    }
+
+    #[test]
+    fn message_records_carry_their_content_tokens() {
+        let record = |tag: f64, tokens: f64| {
+            let mut numbers = vec![tag, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, tokens];
+            if tag == 9.0 {
+                numbers.push(-1.0);
+            }
+            numbers
+        };
+        let roles = [
+            (8.0, MessageRole::User),
+            (9.0, MessageRole::Assistant),
+            (10.0, MessageRole::Tool),
+            (11.0, MessageRole::Developer),
+        ];
+        for (tag, role) in roles {
+            let events = read(&record(tag, 6.0), "").unwrap();
+            let expected = crate::input::event::SurfaceMessage {
+                role,
+                tokens: 10,
+                usage: None,
+            };
+            assert_eq!(events[0].kind, EventKind::Message(expected));
+            for bad in [-1.0, 0.5, f64::NAN, f64::INFINITY, 5e9] {
+                assert!(matches!(
+                    read(&record(tag, bad), ""),
+                    Err(Error::InvalidArgument { .. })
+                ));
+            }
+        }
+        let usage = r#"{"inputTokens":5,"cacheReadTokens":3}"#;
+        let numbers = [
+            9.0,
+            1.0,
+            0.0,
+            1.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            usage.len() as f64,
+        ];
+        let events = read(&numbers, usage).unwrap();
+        let EventKind::Message(message) = &events[0].kind else {
+            panic!("not a message");
+        };
+        let expected = crate::input::parse::parse_events(&format!(
+            r#"[{{"seq":1,"type":"assistant/message","data":{{"message":{{"usage":{usage}}}}}}}]"#
+        ))
+        .unwrap();
+        assert_eq!(events[0].kind, expected[0].kind);
+        assert!(message.usage.is_some());
     }
 
     #[test]

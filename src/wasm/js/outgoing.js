@@ -80,22 +80,44 @@ class Records {
     const config = this.next();
     const requestConfig = config < 0 ? undefined : this.values[config];
     const promptChange = this.change();
+    const context = this.requestContext();
     if (prompt === undefined) {
       if (requestConfig === undefined) {
-        return promptChange === undefined ? { startSeq, turn, step } : { startSeq, turn, step, promptChange };
+        return promptChange === undefined
+          ? { startSeq, turn, step, context }
+          : { startSeq, turn, step, promptChange, context };
       }
       return promptChange === undefined
-        ? { startSeq, turn, step, requestConfig }
-        : { startSeq, turn, step, requestConfig, promptChange };
+        ? { startSeq, turn, step, requestConfig, context }
+        : { startSeq, turn, step, requestConfig, promptChange, context };
     }
     if (requestConfig === undefined) {
       return promptChange === undefined
-        ? { startSeq, turn, step, prompt }
-        : { startSeq, turn, step, prompt, promptChange };
+        ? { startSeq, turn, step, prompt, context }
+        : { startSeq, turn, step, prompt, promptChange, context };
     }
     return promptChange === undefined
-      ? { startSeq, turn, step, prompt, requestConfig }
-      : { startSeq, turn, step, prompt, requestConfig, promptChange };
+      ? { startSeq, turn, step, prompt, requestConfig, context }
+      : { startSeq, turn, step, prompt, requestConfig, promptChange, context };
+  }
+  // A request's context (see src/wasm/context.rs): `answerSeq` and `usage` left out when absent.
+  requestContext() {
+    const seq = this.next();
+    const breakdown = {
+      systemTokens: this.next(),
+      supersededSystemTokens: this.next(),
+      toolsTokens: this.next(),
+      messageTokens: this.next(),
+      totalTokens: this.next(),
+    };
+    const incomplete = this.next() === 1,
+      answered = this.next() === 1,
+      answerSeq = this.next();
+    const usage = this.next(),
+      newSeries = this.next() === 1;
+    if (!answered) return { seq, breakdown, incomplete, newSeries };
+    if (usage < 0) return { seq, breakdown, incomplete, answerSeq, newSeries };
+    return { seq, breakdown, incomplete, answerSeq, usage: this.values[usage], newSeries };
   }
   node() {
     const seq = this.next(),

@@ -15,7 +15,13 @@ const TYPE_TAGS = new Map([
   ["turn/end", 4],
   ["step/start", 5],
   ["step/end", 6],
+  ["user/message", 8],
+  ["assistant/message", 9],
+  ["tool/result", 10],
+  ["developer/message", 11],
 ]);
+const USER_TAG = 8;
+const ASSISTANT_TAG = 9;
 const OTHER_TYPE = 7;
 const REASONS = new Map([
   ["initial", 1],
@@ -632,6 +638,30 @@ class Packer {
     this.count = at + 8;
     if (tag === 1) this.promptText(record ? data.message : undefined);
     if (tag === 2) this.header(record ? data : undefined);
+    if (tag >= USER_TAG) {
+      const content = !record ? undefined : tag === USER_TAG ? data.content : messageContent(data.message);
+      this.push(contentTokens(content));
+      if (tag === ASSISTANT_TAG) this.usage(record ? data : undefined);
+    }
+  }
+
+  // An assistant message's usage: `data.message.usage`, else `data.usage`.
+  usage(data) {
+    let usage;
+    if (data !== undefined) {
+      const message = data.message;
+      if (isPlainRecord(message) && !isOmitted(message.usage)) usage = message.usage;
+      else if (!isOmitted(data.usage)) usage = data.usage;
+    }
+    if (usage === undefined) return this.push(-1);
+    let json;
+    try {
+      json = JSON.stringify(usage);
+    } catch {
+      throw AS_JSON;
+    }
+    if (json === undefined) this.push(-1);
+    else this.text(json);
   }
 
   // Every `{type: "text", text}` block of `message.content`, joined.
@@ -678,6 +708,82 @@ class Packer {
   }
 }
 
+// A message's content (see src/input/parse/packed.rs: the content JSON text would give).
+function messageContent(message) {
+  if (isPlainRecord(message)) return message.content;
+  if (isSimple(message) || isPlainArray(message)) return undefined;
+  throw AS_JSON;
+}
+
+// The token cost of a message's content blocks (src/input/tokens.rs has the rules).
+function contentTokens(content) {
+  if (typeof content === "string") return Math.ceil(content.length / 4) + 4;
+  if (isPlainArray(content)) {
+    let tokens = 0;
+    for (let i = 0; i < content.length; i++) tokens += blockTokens(content[i]);
+    return tokens;
+  }
+  if (isSimple(content) || isPlainRecord(content)) return 0;
+  throw AS_JSON;
+}
+
+// The token cost of one block. A block JSON cannot write (a BigInt, a cycle) costs what null
+// costs, as slimContent writes it.
+function blockTokens(block) {
+  if (isPlainRecord(block)) {
+    const type = block.type;
+    if (!isSimple(type)) throw AS_JSON;
+    if (type === "text" || type === "reasoning") {
+      const text = block.text;
+      if (typeof text === "string") return Math.ceil(text.length / 4) + 4;
+      if (!isSimple(text)) throw AS_JSON;
+    } else if (type === "tool-call") {
+      const name = stringLength(block.name),
+        args = argumentsLength(block.arguments);
+      if (args >= 0) return Math.ceil(name / 4) + Math.ceil(args / 4) + 4;
+      return 5;
+    }
+  } else if (!isSimple(block) && !isPlainArray(block)) {
+    throw AS_JSON;
+  }
+  const length = jsonLength(block);
+  return length >= 0 ? 4 + Math.ceil(length / 4) : 5;
+}
+
+// A tool call's name: its length as a string, else 0.
+function stringLength(value) {
+  if (typeof value === "string") return value.length;
+  if (isSimple(value)) return 0;
+  throw AS_JSON;
+}
+
+// A tool call's arguments: a string's length, else the JSON length of the value (-1: JSON
+// cannot write it).
+function argumentsLength(value) {
+  if (typeof value === "string") return value.length;
+  if (isOmitted(value)) return 0;
+  if (isSimple(value) || isPlainRecord(value) || isPlainArray(value)) return jsonLength(value);
+  throw AS_JSON;
+}
+
+// JSON.stringify(value).length (null's for what JSON leaves out), -1 when JSON cannot write it.
+function jsonLength(value) {
+  try {
+    const json = JSON.stringify(value);
+    return json === undefined ? 4 : json.length;
+  } catch {
+    return -1;
+  }
+}
+
+// A message's content for JSON.stringify: a block JSON cannot write becomes null.
+function slimContent(content) {
+  if (!isPlainArray(content)) return content;
+  return content.map((block) => (jsonLength(block) >= 0 ? block : null));
+}
+
+const MESSAGE_TYPES = new Set(["assistant/message", "tool/result", "developer/message"]);
+
 // The members of one row the rules read, for JSON.stringify: of a session header, all of them;
 // of an SDK notification (a row without type), its method and the event it carries.
 function slimEvent(event, row = true) {
@@ -703,6 +809,14 @@ function slimEvent(event, row = true) {
   }
   const kept = { turn: own(data, "turn"), step: own(data, "step") };
   if (type === "system/message") kept.message = slimMessage(own(data, "message"));
+  if (type === "user/message") kept.content = slimContent(own(data, "content"));
+  if (MESSAGE_TYPES.has(type)) {
+    const message = own(data, "message");
+    kept.message = isJsonRecord(message)
+      ? { content: slimContent(own(message, "content")), usage: own(message, "usage") }
+      : message;
+    kept.usage = own(data, "usage");
+  }
   if (type === "request/header") {
     kept.reason = own(data, "reason");
     kept.startsSeries = own(data, "startsSeries");

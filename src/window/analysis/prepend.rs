@@ -42,9 +42,13 @@ impl Analysis {
                 break;
             }
         }
+        // The surface fold converges with no walk: every later context holds the page's nodes.
+        new.surface = crate::fold::surface::SurfaceFold::new(new.window_start);
+        new.surface.extend(page.iter().chain(window));
+        let contexts_changed = self.request_contexts() != new.request_contexts();
         let change = match joined {
             Some(through) => ConversationChange {
-                trajectory_changed: new.splice(self, through),
+                trajectory_changed: new.splice(self, through) || contexts_changed,
                 chat: compare_chat(self, &new),
                 torn_tail: None,
             },

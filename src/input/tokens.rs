@@ -1,0 +1,465 @@
+//! Token estimates of surface messages, by the harness token meter's fixed heuristic (4 UTF-16
+//! code units per token), computed while an event is read so that no message text is kept.
+//!
+//! - a text or reasoning block: `ceil(text / 4) + 4`;
+//! - a tool call: `ceil(name / 4) + ceil(arguments / 4) + 4`;
+//! - any other block: `4 + ceil(JSON length / 4)`;
+//! - a message: its blocks plus 4; a system message: `ceil(its text / 4) + 4`, no per-block
+//!   cost, and 0 when its text is empty;
+//! - the tools of a request header: `ceil(JSON length / 4) + 4`, 0 without tools.
+//!
+//! Lengths are UTF-16 code units, as JavaScript's `length`; a JSON length is the length of what
+//! `JSON.stringify` writes for the value `JSON.parse` reads (whitespace dropped, strings and
+//! numbers written the way JavaScript writes them). This lives with the input because it reads
+//! JSON text: the fold only ever sums the numbers.
+
+use crate::input::json::reader::{Reader, Step};
+
+/// Tokens of a run of `units` UTF-16 code units: `ceil(units / 4)`.
+pub(crate) fn units_tokens(units: usize) -> u32 {
+    u32::try_from(units.div_ceil(4)).unwrap_or(u32::MAX)
+}
+
+/// Tokens of a text or reasoning block of `units` code units.
+pub(crate) fn text_block_tokens(units: usize) -> u32 {
+    units_tokens(units).saturating_add(4)
+}
+
+/// The length of `text` in UTF-16 code units (JavaScript's `length`).
+pub(crate) fn utf16_len(text: &str) -> usize {
+    text.bytes().map(byte_units).sum()
+}
+
+/// The UTF-16 code units a UTF-8 byte stands for: a lead byte of four its two, any other lead
+/// byte one, a continuation byte none.
+fn byte_units(byte: u8) -> usize {
+    match byte {
+        0x80..=0xBF => 0,
+        0xF0..=0xFF => 2,
+        _ => 1,
+    }
+}
+
+/// Tokens of a system message whose text blocks join to `text`.
+pub(crate) fn system_tokens(text: &str) -> u32 {
+    match utf16_len(text) {
+        0 => 0,
+        units => text_block_tokens(units),
+    }
+}
+
+/// Tokens of the tools of a request header, from their `JSON.stringify` text (`[]` when the
+/// header has none).
+pub(crate) fn tools_tokens(tools_text: &str) -> u32 {
+    match tools_text {
+        "[]" | "" => 0,
+        text => text_block_tokens(utf16_len(text)),
+    }
+}
+
+/// Reads a message's `content` and returns the tokens of its blocks (without the message's 4):
+/// an array costs the sum of its blocks, a string one text block, anything else nothing.
+pub(crate) fn read_content_tokens(reader: &mut Reader<'_>) -> Step<u32> {
+    match reader.peek() {
+        Some(b'[') => {
+            let mut tokens = 0u32;
+            let mut array = reader.begin_array()?;
+            while reader.next_element(&mut array)? {
+                tokens = tokens.saturating_add(block_tokens(reader.raw_value()?));
+            }
+            Ok(tokens)
+        }
+        Some(b'"') => {
+            let raw = reader.raw_value()?;
+            Ok(text_block_tokens(scan_string(raw.as_bytes(), 0).decoded))
+        }
+        _ => reader.skip_value().map(|()| 0),
+    }
+}
+
+/// The members of a block the heuristic reads, as scanned.
+#[derive(Default)]
+struct BlockMembers {
+    kind: BlockKind,
+    /// `text`: its length when it is a string.
+    text: Option<usize>,
+    /// `name`: its length when it is a string.
+    name: Option<usize>,
+    /// `arguments`: its length when it is a string, else the JSON length of the value.
+    arguments: usize,
+}
+
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum BlockKind {
+    Text,
+    ToolCall,
+    #[default]
+    Other,
+}
+
+/// Which member of a block a value belongs to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Member {
+    Type,
+    Text,
+    Name,
+    Arguments,
+    Other,
+}
+
+/// Tokens of one content block given as checked JSON text.
+pub(crate) fn block_tokens(raw: &str) -> u32 {
+    let bytes = raw.as_bytes();
+    let mut members = BlockMembers::default();
+    let units = scan_json(bytes, Some(&mut members));
+    if bytes.first() != Some(&b'{') {
+        return units_tokens(units).saturating_add(4);
+    }
+    match (members.kind, members.text) {
+        (BlockKind::Text, Some(text)) => text_block_tokens(text),
+        (BlockKind::ToolCall, _) => units_tokens(members.name.unwrap_or(0))
+            .saturating_add(units_tokens(members.arguments))
+            .saturating_add(4),
+        _ => units_tokens(units).saturating_add(4),
+    }
+}
+
+/// The `JSON.stringify` length of a checked JSON value's text.
+#[cfg(test)]
+pub(crate) fn json_units(raw: &str) -> usize {
+    scan_json(raw.as_bytes(), None)
+}
+
+/// Scans checked JSON text and returns the length of what `JSON.stringify` writes for it
+/// (duplicate keys are counted as written, where `JSON.parse` keeps one). With `members`, also
+/// reads the top-level members the heuristic needs.
+fn scan_json(bytes: &[u8], mut members: Option<&mut BlockMembers>) -> usize {
+    let (mut at, mut units, mut depth) = (0usize, 0usize, 0usize);
+    // At depth 1: whether the next string is a key, the member whose value is being read and
+    // where its value started.
+    let mut key_due = false;
+    let mut member = Member::Other;
+    let mut value_start = 0usize;
+    let mut value_string: Option<usize> = None;
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'{' | b'[' => {
+                depth = depth.saturating_add(1);
+                key_due = depth == 1 && byte == b'{';
+                units = units.saturating_add(1);
+                at = at.saturating_add(1);
+            }
+            b'}' | b']' | b',' => {
+                if depth == 1 {
+                    if let Some(members) = members.as_deref_mut() {
+                        let value_units = units.saturating_sub(value_start);
+                        record(members, member, value_string, value_units);
+                    }
+                    member = Member::Other;
+                    value_string = None;
+                    key_due = byte == b',';
+                }
+                if byte != b',' {
+                    depth = depth.saturating_sub(1);
+                }
+                units = units.saturating_add(1);
+                at = at.saturating_add(1);
+            }
+            b':' => {
+                units = units.saturating_add(1);
+                if depth == 1 {
+                    value_start = units;
+                }
+                at = at.saturating_add(1);
+            }
+            b'"' => {
+                let string = scan_string(bytes, at);
+                let inner = bytes
+                    .get(at.saturating_add(1)..string.end)
+                    .unwrap_or_default();
+                if depth == 1 && key_due {
+                    member = member_of(inner, string.escaped);
+                    key_due = false;
+                } else if depth == 1 {
+                    value_string = Some(string.decoded);
+                    if member == Member::Type {
+                        if let Some(members) = members.as_deref_mut() {
+                            members.kind = kind_of(inner, string.escaped);
+                        }
+                    }
+                }
+                units = units.saturating_add(string.written).saturating_add(2);
+                at = string.end.saturating_add(1);
+            }
+            b' ' | b'\t' | b'\n' | b'\r' => at = at.saturating_add(1),
+            b't' | b'f' | b'n' => {
+                let length = match byte {
+                    b't' | b'n' => 4,
+                    _ => 5,
+                };
+                units = units.saturating_add(length);
+                at = at.saturating_add(length);
+            }
+            _ => {
+                let end = number_end(bytes, at);
+                units = units.saturating_add(number_units(bytes.get(at..end).unwrap_or_default()));
+                at = end.max(at.saturating_add(1));
+            }
+        }
+    }
+    units
+}
+
+/// Keeps what a finished top-level member says.
+fn record(members: &mut BlockMembers, member: Member, string: Option<usize>, units: usize) {
+    match member {
+        Member::Text => members.text = string,
+        Member::Name => members.name = string,
+        Member::Arguments => members.arguments = string.unwrap_or(units),
+        Member::Type => {
+            if string.is_none() {
+                members.kind = BlockKind::Other;
+            }
+        }
+        Member::Other => {}
+    }
+}
+
+/// Whether the string whose content (between its quotes) is `inner` reads as `name`.
+fn reads_as(inner: &[u8], escaped: bool, name: &str) -> bool {
+    if !escaped {
+        return inner == name.as_bytes();
+    }
+    // Escapes are rare in keys and types: the string is read again, with its quotes (which sit
+    // around `inner` in the checked text).
+    let Ok(text) = std::str::from_utf8(inner) else {
+        return false;
+    };
+    // Pushed, not joined: `concat` brought 1.3 KB of generic code into the wasm module.
+    let mut quoted = String::with_capacity(text.len().saturating_add(2));
+    quoted.push('"');
+    quoted.push_str(text);
+    quoted.push('"');
+    Reader::new(&quoted).string().is_ok_and(|text| text == name)
+}
+
+fn member_of(inner: &[u8], escaped: bool) -> Member {
+    let named = |name: &str| reads_as(inner, escaped, name);
+    if named("type") {
+        Member::Type
+    } else if named("text") {
+        Member::Text
+    } else if named("name") {
+        Member::Name
+    } else if named("arguments") {
+        Member::Arguments
+    } else {
+        Member::Other
+    }
+}
+
+fn kind_of(inner: &[u8], escaped: bool) -> BlockKind {
+    if reads_as(inner, escaped, "text") || reads_as(inner, escaped, "reasoning") {
+        BlockKind::Text
+    } else if reads_as(inner, escaped, "tool-call") {
+        BlockKind::ToolCall
+    } else {
+        BlockKind::Other
+    }
+}
+
+/// A scanned string.
+struct ScannedString {
+    /// Its length in UTF-16 code units once decoded.
+    decoded: usize,
+    /// The length `JSON.stringify` writes between the quotes.
+    written: usize,
+    /// The index of its closing quote (or the end of the text).
+    end: usize,
+    /// Whether it holds an escape.
+    escaped: bool,
+}
+
+/// Scans the checked JSON string whose opening quote is at `start`.
+fn scan_string(bytes: &[u8], start: usize) -> ScannedString {
+    let mut at = start.saturating_add(1);
+    let (mut decoded, mut written, mut escaped) = (0usize, 0usize, false);
+    // Whether the last unit was a high surrogate written as an escape (counted as 6 so far).
+    let mut high = false;
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'"' => break,
+            b'\\' => {
+                escaped = true;
+                let escape = bytes.get(at.saturating_add(1)).copied();
+                at = at.saturating_add(2);
+                decoded = decoded.saturating_add(1);
+                if escape != Some(b'u') {
+                    high = false;
+                    let length = if escape == Some(b'/') { 1 } else { 2 };
+                    written = written.saturating_add(length);
+                    continue;
+                }
+                let code = bytes
+                    .get(at..at.saturating_add(4))
+                    .and_then(|hex| std::str::from_utf8(hex).ok())
+                    .and_then(|hex| u16::from_str_radix(hex, 16).ok())
+                    .unwrap_or(0);
+                at = at.saturating_add(4);
+                match code {
+                    0xDC00..=0xDFFF if high => {
+                        // A pair: both halves are written as they are.
+                        written = written.saturating_sub(6).saturating_add(2);
+                        high = false;
+                    }
+                    0xD800..=0xDBFF => {
+                        written = written.saturating_add(6);
+                        high = true;
+                    }
+                    _ => {
+                        high = false;
+                        written = written.saturating_add(escaped_units(code));
+                    }
+                }
+            }
+            _ => {
+                high = false;
+                let units = byte_units(byte);
+                decoded = decoded.saturating_add(units);
+                written = written.saturating_add(units);
+                at = at.saturating_add(1);
+            }
+        }
+    }
+    ScannedString {
+        decoded,
+        written,
+        end: at,
+        escaped,
+    }
+}
+
+/// The length `JSON.stringify` writes for the BMP code unit `code` (not a high surrogate).
+fn escaped_units(code: u16) -> usize {
+    match code {
+        0x22 | 0x5C | 0x08 | 0x0C | 0x0A | 0x0D | 0x09 => 2,
+        0x00..=0x1F | 0xDC00..=0xDFFF => 6,
+        _ => 1,
+    }
+}
+
+/// The end of the number starting at `start`.
+fn number_end(bytes: &[u8], start: usize) -> usize {
+    let rest = bytes.get(start..).unwrap_or_default();
+    let length = rest
+        .iter()
+        .position(|byte| !matches!(byte, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+        .unwrap_or(rest.len());
+    start.saturating_add(length)
+}
+
+/// The length JavaScript writes for a JSON number's text.
+fn number_units(text: &[u8]) -> usize {
+    let digits = text.strip_prefix(b"-").unwrap_or(text);
+    let plain = digits.iter().all(u8::is_ascii_digit)
+        && digits.len() <= 15
+        && (digits.first() != Some(&b'0') || digits.len() == 1);
+    if plain {
+        return if digits == b"0" { 1 } else { text.len() };
+    }
+    let value = std::str::from_utf8(text)
+        .ok()
+        .and_then(crate::input::json::number::parse_number)
+        .unwrap_or(0.0);
+    crate::input::json::stringify::js_number_to_string(value).len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    /// What JavaScript's `JSON.stringify(JSON.parse(text)).length` gives, through serde_json
+    /// (which writes strings as JSON.stringify does for well-formed text, and numbers through
+    /// the crate's JS formatter).
+    fn stringify_len(value: &Value) -> usize {
+        match value {
+            Value::Null => 4,
+            Value::Bool(true) => 4,
+            Value::Bool(false) => 5,
+            Value::Number(number) => {
+                crate::input::json::stringify::js_number_to_string(number.as_f64().unwrap()).len()
+            }
+            Value::String(text) => utf16_len(&serde_json::to_string(text).unwrap()),
+            Value::Array(items) => {
+                2 + items.iter().map(stringify_len).sum::<usize>() + items.len().saturating_sub(1)
+            }
+            Value::Object(members) => {
+                2 + members
+                    .iter()
+                    .map(|(key, value)| {
+                        utf16_len(&serde_json::to_string(key).unwrap()) + 1 + stringify_len(value)
+                    })
+                    .sum::<usize>()
+                    + members.len().saturating_sub(1)
+            }
+        }
+    }
+
+    #[test]
+    fn json_lengths_are_those_json_stringify_writes() {
+        let texts = [
+            r#"{"type":"image","url":"x.png"}"#,
+            r#" { "a" : [ 1 , 2.50 , -0 , 1e3, 1E-7, 123456789012345678 ] , "b" : null } "#,
+            r#"{"t":"\u00e9\/\"\\\n\t\u0001\ud83d\ude00","é":"😀"}"#,
+            r#"[true,false,{"x":{}},[]]"#,
+            r#""just a string""#,
+            "12",
+        ];
+        for text in texts {
+            let value: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(json_units(text), stringify_len(&value), "{text}");
+        }
+        // Lone surrogates (serde_json rejects them) are written as escapes: 2 + 6 + 1 + 6.
+        assert_eq!(json_units(r#""\ud800x\udc00""#), 15);
+    }
+
+    #[test]
+    fn blocks_cost_by_their_type() {
+        // "héllo 😀" is 8 code units: ceil(8 / 4) + 4.
+        assert_eq!(block_tokens(r#"{"type":"text","text":"héllo 😀"}"#), 6);
+        assert_eq!(block_tokens(r#"{"text":"abcde","type":"reasoning"}"#), 6);
+        // name 4 units (1 token), arguments 9 units (3 tokens).
+        assert_eq!(
+            block_tokens(
+                r#"{"type":"tool-call","id":"c1","name":"read","arguments":"{\"p\":\"a\"}"}"#
+            ),
+            1 + 3 + 4
+        );
+        // Arguments as an object cost their JSON length: {"p":1} is 7 units.
+        assert_eq!(
+            block_tokens(r#"{"type":"tool-call","name":"","arguments":{"p":1}}"#),
+            2 + 4
+        );
+        let image = r#"{"type":"image","url":"x.png","text":"not prompt text"}"#;
+        assert_eq!(block_tokens(image), 4 + units_tokens(image.len()));
+        // A text block without a string text is any other block.
+        let odd = r#"{"type":"text","text":5}"#;
+        assert_eq!(block_tokens(odd), 4 + units_tokens(odd.len()));
+        assert_eq!(block_tokens(r#""abc""#), 4 + 2);
+        // Escaped keys and types read as what they stand for.
+        assert_eq!(
+            block_tokens(r#"{"t\u0079pe":"te\u0078t","te\u0078t":"ab"}"#),
+            5
+        );
+    }
+
+    #[test]
+    fn system_and_tools() {
+        assert_eq!(system_tokens(""), 0);
+        assert_eq!(system_tokens("a"), 5);
+        assert_eq!(system_tokens("日本語です"), 6);
+        assert_eq!(tools_tokens("[]"), 0);
+        assert_eq!(tools_tokens(r#"[{"n":"a"}]"#), 3 + 4);
+    }
+}
