@@ -140,7 +140,7 @@ fn strip_request_contexts(views: &mut Value) -> Result<(), String> {
         let Some(context) = request.as_object_mut().and_then(|r| r.remove("context")) else {
             return Err("a request has no context".to_owned());
         };
-        let part = |name: &str| context["breakdown"][name].as_u64().unwrap_or(u64::MAX / 8);
+        let part = |name: &str| context[name].as_u64().unwrap_or(u64::MAX / 8);
         let parts = [
             "systemTokens",
             "supersededSystemTokens",

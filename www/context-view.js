@@ -73,12 +73,12 @@ export function contextBar(breakdown, scale, { incomplete = false, newSeries = f
 export function contextCell(request, scale) {
   const context = request.context;
   if (!context) return el('td', { class: 'muted' }, '—');
-  return el('td', { class: 'ctx-cell' }, contextBar(context.breakdown, scale, context));
+  return el('td', { class: 'ctx-cell' }, contextBar(context, scale, context));
 }
 
 /** The widest context of the requests, for contextCell. */
 export function contextScale(requests) {
-  return requests.reduce((most, request) => Math.max(most, request.context?.breakdown.totalTokens ?? 0), 0);
+  return requests.reduce((most, request) => Math.max(most, request.context?.totalTokens ?? 0), 0);
 }
 
 /** Renders into `box` the context at `seq` of `conversation` (none: clears it). */
@@ -89,13 +89,12 @@ export function renderContextAt(box, conversation, seq) {
     return;
   }
   const context = conversation.contextAt(seq);
-  const { breakdown } = context;
   const table = el('table', { class: 'ctx-table', 'data-testid': 'context-breakdown' },
     el('caption', { class: 'ctx-caption' }, `Context at seq ${seq}: ${context.nodes.length} messages`),
     el('tbody', {}, PARTS.map((part) => el('tr', {},
       el('th', { scope: 'row' }, el('span', { class: `ctx-key ${part.cls}`, 'aria-hidden': 'true' }, part.letter), ` ${part.name}`),
-      el('td', { class: 'num' }, fmt(breakdown[part.key])))),
-    el('tr', { class: 'ctx-total' }, el('th', { scope: 'row' }, 'total (estimated)'), el('td', { class: 'num' }, fmt(breakdown.totalTokens)))));
+      el('td', { class: 'num' }, fmt(context[part.key])))),
+    el('tr', { class: 'ctx-total' }, el('th', { scope: 'row' }, 'total (estimated)'), el('td', { class: 'num' }, fmt(context.totalTokens)))));
   const counts = new Map();
   for (const node of context.nodes) {
     const seen = counts.get(node.type) ?? { count: 0, tokens: 0 };
@@ -104,7 +103,7 @@ export function renderContextAt(box, conversation, seq) {
   const byType = el('ul', { class: 'ctx-types' },
     [...counts].map(([type, { count, tokens }]) => el('li', {}, `${TYPE_NAMES[type] ?? type}: ${count} (${fmt(tokens)} tokens)`)));
   box.replaceChildren(
-    contextBar(breakdown, breakdown.totalTokens, context),
+    contextBar(context, context.totalTokens, context),
     table,
     byType,
     context.incomplete ? el('p', { class: 'ctx-note' }, 'Incomplete: a replacement reaches events before the loaded window. Load earlier events to resolve it.') : null,

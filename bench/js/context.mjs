@@ -151,8 +151,8 @@ function child(pkgPath, workload, withExtras) {
       return ((performance.now() - t) * 1e6) / random.length;
     };
     let sink = 0;
-    perCall((seq) => { sink += conversation.contextSummaryAt(seq).breakdown.totalTokens; });
-    result.summaryNs = median([1, 2, 3].map(() => perCall((seq) => { sink += conversation.contextSummaryAt(seq).breakdown.totalTokens; })));
+    perCall((seq) => { sink += conversation.contextSummaryAt(seq).totalTokens; });
+    result.summaryNs = median([1, 2, 3].map(() => perCall((seq) => { sink += conversation.contextSummaryAt(seq).totalTokens; })));
     const few = random.slice(0, 2_000);
     const t = performance.now();
     for (const seq of few) sink += conversation.contextAt(seq).nodes.length;
@@ -172,7 +172,9 @@ function child(pkgPath, workload, withExtras) {
       let same = 0;
       for (const request of sample) {
         const reference = referenceBreakdown(events, request.context.seq);
-        if (JSON.stringify(reference) === JSON.stringify(request.context.breakdown)) same++;
+        const { systemTokens, supersededSystemTokens, toolsTokens, messageTokens, totalTokens } = request.context;
+        const breakdown = { systemTokens, supersededSystemTokens, toolsTokens, messageTokens, totalTokens };
+        if (JSON.stringify(reference) === JSON.stringify(breakdown)) same++;
       }
       const ms = ((performance.now() - t0) * requests.length) / sample.length;
       result.reference = { ms, promptfoldMs: fast, requests: requests.length, sampled: sample.length, same };

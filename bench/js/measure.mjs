@@ -278,7 +278,7 @@ const tasks = {
       const summaries = [];
       for (let round = 0; round < 3; round++) {
         pass(summaries, (seq) => {
-          chars += c.contextSummaryAt(seq).breakdown.totalTokens > 0 ? 1 : 0;
+          chars += c.contextSummaryAt(seq).totalTokens > 0 ? 1 : 0;
         });
       }
       contextSummaryNs = median(summaries);

@@ -47,7 +47,8 @@ pub struct ContextBreakdown {
 pub struct Context {
     /// The surviving nodes, in surface order.
     pub nodes: Vec<ContextNode>,
-    /// The token breakdown.
+    /// The token breakdown (its members are the context's own in JS and JSON).
+    #[serde(flatten)]
     pub breakdown: ContextBreakdown,
     /// Whether a replacement reached an endpoint before the window start that the window does
     /// not know (a prepend resolves it). The nodes before the window start are never known:
@@ -65,7 +66,9 @@ pub struct Context {
 pub struct RequestContext {
     /// The seq the context is read at (`contextAt(seq)` gives its nodes).
     pub seq: Seq,
-    /// The token breakdown of the context.
+    /// The token breakdown of the context (its members are the request context's own in JS
+    /// and JSON).
+    #[serde(flatten)]
     pub breakdown: ContextBreakdown,
     /// Whether the context is incomplete (as `incomplete` of `contextAt`).
     pub incomplete: bool,

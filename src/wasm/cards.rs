@@ -9,6 +9,7 @@ use wasm_bindgen::JsValue;
 use crate::views::chat::{CardKey, ChatCard, TitleKey};
 use crate::views::{ConversationChange, Views};
 use crate::wasm::cache;
+use crate::wasm::kept_texts::KeptTexts;
 
 use super::outgoing::{length, make_change, make_views, source_slot, Outgoing};
 use super::trajectory::pack_trajectory;
@@ -40,13 +41,14 @@ fn pack_key(key: &CardKey, out: &mut Outgoing) {
 
 /// Converts a change report to the plain JS object the serializer would make (the same members
 /// in the same order; absent turns and steps are `undefined`).
-pub(crate) fn change_to_js(change: &ConversationChange) -> JsValue {
+pub(crate) fn change_to_js(change: &ConversationChange, kept: &mut KeptTexts) -> JsValue {
     let chat = &change.chat;
     let cards = chat.added.len().saturating_add(chat.changed.len());
-    let mut out = Outgoing::with_capacity(
+    let mut out = Outgoing::keeping_texts(
         cards
             .saturating_mul(CARD_SLOTS)
             .saturating_add(chat.removed.len().saturating_mul(2)),
+        kept,
     );
     cache::sharing(|| {
         for card in chat.added.iter().chain(&chat.changed) {
@@ -76,10 +78,11 @@ pub(crate) fn change_to_js(change: &ConversationChange) -> JsValue {
 }
 
 /// Converts views to the plain JS object the serializer would make: the chat cards as in
-/// [`change_to_js`], then the trajectory (`wasm::trajectory`), sharing the prompt texts.
-pub(crate) fn views_to_js(views: &Views) -> JsValue {
+/// [`change_to_js`], then the trajectory (`wasm::trajectory`), sharing the prompt texts (and
+/// keeping their strings in `kept` for the next call).
+pub(crate) fn views_to_js(views: &Views, kept: &mut KeptTexts) -> JsValue {
     cache::sharing(|| {
-        let mut out = Outgoing::with_capacity(views.chat.len().saturating_mul(CARD_SLOTS));
+        let mut out = Outgoing::keeping_texts(views.chat.len().saturating_mul(CARD_SLOTS), kept);
         for card in &views.chat {
             pack_card(card, &mut out);
         }

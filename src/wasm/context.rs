@@ -53,7 +53,8 @@ export interface ContextNode {
 }
 
 /**
- * The estimated tokens of a context, by part. The parts sum to the total.
+ * The estimated tokens of a context, by part. The parts sum to the total. Every context
+ * (`contextAt`, `contextSummaryAt`, a request's `context`) has these members itself.
  */
 export interface ContextBreakdown {
     /**
@@ -79,18 +80,14 @@ export interface ContextBreakdown {
 }
 
 /**
- * The context at one point: its nodes in surface order, their breakdown, and whether the
+ * The context at one point: its nodes in surface order, their token breakdown, and whether the
  * window cannot know it.
  */
-export interface Context {
+export interface Context extends ContextBreakdown {
     /**
      * The surviving nodes, in surface order.
      */
     nodes: ContextNode[];
-    /**
-     * The token breakdown.
-     */
-    breakdown: ContextBreakdown;
     /**
      * Whether a replacement reached an endpoint before the window start that the window does
      * not know (a prepend resolves it). The nodes before the window start are never known:
@@ -106,15 +103,11 @@ export interface Context {
  * `assistant/message` after the step start (the answer) and before the next step start, or,
  * unanswered, just before the next step start (at the window's last event for the last step).
  */
-export interface RequestContext {
+export interface RequestContext extends ContextBreakdown {
     /**
      * The seq the context is read at (`contextAt(seq)` gives its nodes).
      */
     seq: Seq;
-    /**
-     * The token breakdown of the context.
-     */
-    breakdown: ContextBreakdown;
     /**
      * Whether the context is incomplete (as `incomplete` of `contextAt`).
      */
@@ -175,9 +168,11 @@ export interface ContextTotals {
 }
 
 /** The token breakdown of a context, without its nodes (`conversation.contextSummaryAt`). */
-export interface ContextSummary {
-  breakdown: ContextBreakdown;
-  incomplete: boolean;
+export interface ContextSummary extends ContextBreakdown {
+    /**
+     * Whether the context is incomplete (as `incomplete` of `contextAt`).
+     */
+    incomplete: boolean;
 }
 "#;
 

@@ -1,5 +1,6 @@
 //! The `Conversation` class: a loaded window of a session log.
 
+use std::cell::Cell;
 use std::rc::Weak;
 
 use wasm_bindgen::prelude::*;
@@ -8,6 +9,7 @@ use super::batch::PackedEvents;
 use super::convert::{bytes_from_js, packed_array, seq_from_js};
 use super::data::{inspection_to_js, lines_to_js};
 use super::error::throw;
+use super::kept_texts::KeptTexts;
 use super::state::JsSystemPromptState;
 use super::text::{read_string_batch, FedText};
 use crate::error::Error;
@@ -30,6 +32,9 @@ pub struct JsConversation {
     session: JsValue,
     /// Text given to `feed` as strings: a string may end inside a character.
     fed: FedText,
+    /// The JS strings of the window's texts, kept for the next call (a `Cell`: `views` takes
+    /// `&self`).
+    texts: Cell<KeptTexts>,
 }
 
 impl Default for JsConversation {
@@ -185,7 +190,10 @@ impl JsConversation {
         if call != Call::Append {
             self.handles.clear();
         }
-        Ok(super::cards::change_to_js(&change))
+        if call == Call::Load {
+            self.texts.get_mut().clear();
+        }
+        Ok(super::cards::change_to_js(&change, self.texts.get_mut()))
     }
 }
 
@@ -199,6 +207,7 @@ impl JsConversation {
             handles: StateHandles::default(),
             session: JsValue::UNDEFINED,
             fed: FedText::default(),
+            texts: Cell::default(),
         }
     }
 
@@ -282,7 +291,7 @@ impl JsConversation {
                 self.session = value_to_js(header).unwrap_or(JsValue::UNDEFINED);
             }
         }
-        Ok(super::cards::change_to_js(&change))
+        Ok(super::cards::change_to_js(&change, self.texts.get_mut()))
     }
 
     /// The session header the log began with (its first row, as given), `undefined` without
@@ -329,7 +338,10 @@ impl JsConversation {
     /// The chat cards and trajectory of the window.
     #[wasm_bindgen(unchecked_return_type = "Views")]
     pub fn views(&self) -> Result<JsValue, JsValue> {
-        Ok(super::cards::views_to_js(&self.inner.views()))
+        let mut texts = self.texts.take();
+        let views = super::cards::views_to_js(&self.inner.views(), &mut texts);
+        self.texts.set(texts);
+        Ok(views)
     }
 
     /// The first loaded seq, `undefined` for an empty window.

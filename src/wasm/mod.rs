@@ -10,6 +10,7 @@ mod convert;
 mod data;
 mod diff;
 mod error;
+mod kept_texts;
 mod numbers;
 mod outgoing;
 mod plain;

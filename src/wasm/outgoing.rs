@@ -10,6 +10,7 @@ use crate::input::event::safe_integer;
 use crate::input::json::JsonValue;
 use crate::views::chat::CardSource;
 use crate::wasm::cache;
+use crate::wasm::kept_texts::KeptTexts;
 
 #[wasm_bindgen(module = "/src/wasm/js/outgoing.js")]
 extern "C" {
@@ -54,7 +55,7 @@ pub(super) fn length(items: usize) -> u32 {
 const RECENT: usize = 16;
 
 /// The numbers of a result, and the JS values (texts, JSON values) they refer to by index.
-pub(crate) struct Outgoing {
+pub(crate) struct Outgoing<'k> {
     /// The records, read in order by the JS side.
     pub numbers: Vec<f64>,
     /// The shared values: each crosses once per run of nearby uses, and is made once per
@@ -62,15 +63,26 @@ pub(crate) struct Outgoing {
     pub values: js_sys::Array,
     /// Table indices of recently used values by address, in slots picked by the address.
     recent: [(usize, f64); RECENT],
+    /// The conversation's strings kept across calls, when the texts come from its window.
+    kept: Option<&'k mut KeptTexts>,
 }
 
-impl Outgoing {
+impl<'k> Outgoing<'k> {
     /// An empty result with room for `numbers` numbers.
-    pub fn with_capacity(numbers: usize) -> Outgoing {
+    pub fn with_capacity(numbers: usize) -> Outgoing<'k> {
         Outgoing {
             numbers: Vec::with_capacity(numbers),
             values: js_sys::Array::new(),
             recent: [(0, -1.0); RECENT],
+            kept: None,
+        }
+    }
+
+    /// An empty result whose texts come from `kept` (and are kept there).
+    pub fn keeping_texts(numbers: usize, kept: &'k mut KeptTexts) -> Outgoing<'k> {
+        Outgoing {
+            kept: Some(kept),
+            ..Outgoing::with_capacity(numbers)
         }
     }
 
@@ -96,7 +108,19 @@ impl Outgoing {
 
     /// The table index of a shared text.
     pub fn text(&mut self, text: &Rc<str>) -> f64 {
-        self.shared(Rc::as_ptr(text).cast(), || JsValue::from_str(text))
+        let address = Rc::as_ptr(text).cast::<u8>();
+        if let Some(index) = self.recent_index(address) {
+            return index;
+        }
+        let index = match self.kept.as_deref_mut() {
+            Some(kept) => self.values.push(kept.string(text)),
+            None => {
+                let value = cache::lookup(address, || Some(JsValue::from_str(text)))
+                    .unwrap_or_else(|| JsValue::from_str(text));
+                self.values.push(&value)
+            }
+        };
+        self.remember(address, index)
     }
 
     /// The table index of a shared JSON value.
@@ -112,16 +136,27 @@ impl Outgoing {
     }
 
     fn shared(&mut self, address: *const u8, make: impl Fn() -> JsValue) -> f64 {
-        let key = address as usize;
-        let slot = (key >> 3) % RECENT;
-        if let Some((known, index)) = self.recent.get(slot) {
-            if *known == key && *index >= 0.0 {
-                return *index;
-            }
+        if let Some(index) = self.recent_index(address) {
+            return index;
         }
         let value = cache::lookup(address, || Some(make())).unwrap_or_else(make);
-        let index = f64::from(self.values.push(&value).saturating_sub(1));
-        if let Some(entry) = self.recent.get_mut(slot) {
+        let length = self.values.push(&value);
+        self.remember(address, length)
+    }
+
+    /// The table index of the value at `address` when it was pushed recently.
+    fn recent_index(&self, address: *const u8) -> Option<f64> {
+        let key = address as usize;
+        let (known, index) = self.recent.get((key >> 3) % RECENT)?;
+        (*known == key && *index >= 0.0).then_some(*index)
+    }
+
+    /// Remembers the value at `address` as the last pushed (`length`: the table's length after
+    /// the push) and returns its index.
+    fn remember(&mut self, address: *const u8, length: u32) -> f64 {
+        let key = address as usize;
+        let index = f64::from(length.saturating_sub(1));
+        if let Some(entry) = self.recent.get_mut((key >> 3) % RECENT) {
             *entry = (key, index);
         }
         index

@@ -43,7 +43,8 @@ export function formatViews(conversation, check, section) {
   const views = conversation.views();
   for (const request of views.trajectory.requests) {
     const { context } = request;
-    const summary = { breakdown: context.breakdown, incomplete: context.incomplete };
+    const { systemTokens, supersededSystemTokens, toolsTokens, messageTokens, totalTokens, incomplete } = context;
+    const summary = { systemTokens, supersededSystemTokens, toolsTokens, messageTokens, totalTokens, incomplete };
     check(`${section}: request ${request.startSeq} context`, summary, conversation.contextSummaryAt(context.seq));
     delete request.context;
   }

@@ -138,11 +138,12 @@ test("parts sum to the total, and the total to the nodes and tools, on every cas
       c.load(events, false);
       for (const event of events) {
         const context = c.contextAt(event.seq);
-        const { systemTokens, supersededSystemTokens, toolsTokens, messageTokens, totalTokens } = context.breakdown;
+        const { nodes: contextNodes, ...summary } = context;
+        const { systemTokens, supersededSystemTokens, toolsTokens, messageTokens, totalTokens } = context;
         assert.equal(systemTokens + supersededSystemTokens + toolsTokens + messageTokens, totalTokens, name);
-        const nodes = context.nodes.reduce((sum, node) => sum + node.tokens, 0);
+        const nodes = contextNodes.reduce((sum, node) => sum + node.tokens, 0);
         assert.equal(nodes + toolsTokens, totalTokens, name);
-        assert.deepEqual(c.contextSummaryAt(event.seq), { breakdown: context.breakdown, incomplete: context.incomplete });
+        assert.deepEqual(c.contextSummaryAt(event.seq), summary);
         checked++;
       }
     });
@@ -181,10 +182,14 @@ test("a breakdown computed by hand", () => {
         { seq: 3, type: "user/message", position: 3, tokens: 10 },
         { seq: 4, type: "system/message", position: 4, tokens: 9 },
       ],
-      breakdown: { systemTokens: 9, supersededSystemTokens: 7, toolsTokens: 9, messageTokens: 10, totalTokens: 35 },
+      systemTokens: 9,
+      supersededSystemTokens: 7,
+      toolsTokens: 9,
+      messageTokens: 10,
+      totalTokens: 35,
       incomplete: false,
     });
     assert.deepEqual(c.contextAt(0).nodes, []);
-    assert.deepEqual(c.contextAt(Number.NaN).breakdown.totalTokens, 0);
+    assert.deepEqual(c.contextAt(Number.NaN).totalTokens, 0);
   });
 });

@@ -1,6 +1,7 @@
 // The runnable examples: examples/open-session.mjs on each bundled session file (its header,
 // cards and torn line printed as the library reads them), and examples/follow.mjs on a file that
-// grows while it runs (cut inside a line and inside a multi-byte character), bounded by --for.
+// grows while it runs (cut inside a line and inside a multi-byte character), bounded by --for;
+// examples/context-cost.mjs against the library's request contexts and totals.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -62,6 +63,36 @@ test("open-session.mjs without a path opens the bundled sample; a format 2 log f
   assert.equal(old.status, 1);
   assert.match(old.stderr, /UNSUPPORTED_FORMAT_VERSION/);
 });
+
+const contextCost = join(repoRoot, "examples", "context-cost.mjs");
+
+for (const name of ["session.jsonl", "notifications.jsonl"]) {
+  test(`context-cost.mjs prints each request's context and the totals of ${name}`, () => {
+    const conv = new Conversation();
+    let requests;
+    let totals;
+    try {
+      conv.loadJson(readFileSync(join(sessions, name)), false);
+      requests = conv.views().trajectory.requests;
+      totals = conv.contextTotals();
+    } finally {
+      conv.free();
+    }
+    const result = run([contextCost, join(sessions, name)]);
+    assert.equal(result.status, 0, result.stderr);
+    const lines = result.stdout.trim().split("\n");
+    assert.equal(lines.length, requests.length + 1);
+    assert.ok(requests.length >= 2, "the session has requests");
+    requests.forEach((request, i) => {
+      const c = request.context;
+      assert.ok(lines[i].startsWith(`request ${request.startSeq} `), lines[i]);
+      assert.ok(lines[i].includes(`: ${c.totalTokens} tokens at seq ${c.seq}: prompt ${c.systemTokens}, superseded prompts ${c.supersededSystemTokens}, tools ${c.toolsTokens}, messages ${c.messageTokens}`), lines[i]);
+      assert.equal(lines[i].includes("new series"), c.newSeries, lines[i]);
+    });
+    assert.match(lines.at(-1), new RegExp(`^${totals.requests} requests, ${totals.newSeries} new series; prompts appended ${totals.promptsAppended}, rewritten ${totals.promptsRewritten}; superseded prompts carried ${totals.supersededSystemTokens} of ${totals.totalTokens} tokens sent`));
+    assert.ok(totals.supersededSystemTokens > 0, "an appended prompt is carried as superseded");
+  });
+}
 
 test("follow.mjs feeds a growing file and prints new cards and the prompt in force", async () => {
   const dir = mkdtempSync(join(tmpdir(), "promptfold-follow-"));

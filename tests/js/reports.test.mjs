@@ -95,8 +95,11 @@ function checkTrajectory(trajectory) {
   }
   for (const request of trajectory.requests) {
     checkMembers(request, ["startSeq", "turn", "step", "prompt", "requestConfig", "promptChange", "context"], ["prompt", "requestConfig", "promptChange"]);
-    checkMembers(request.context, ["seq", "breakdown", "incomplete", "answerSeq", "usage", "newSeries"], ["answerSeq", "usage"]);
-    checkMembers(request.context.breakdown, ["systemTokens", "supersededSystemTokens", "toolsTokens", "messageTokens", "totalTokens"]);
+    checkMembers(
+      request.context,
+      ["seq", "systemTokens", "supersededSystemTokens", "toolsTokens", "messageTokens", "totalTokens", "incomplete", "answerSeq", "usage", "newSeries"],
+      ["answerSeq", "usage"],
+    );
     if (request.prompt) checkSnapshot(request.prompt);
     if (request.promptChange) checkChange(request.promptChange);
   }

@@ -94,7 +94,7 @@ try {
 const context: Context = conversation.contextAt(3);
 const firstNode: ContextNode | undefined = context.nodes[0];
 const nodeTokens: number | undefined = firstNode?.tokens;
-const superseded: number = context.breakdown.supersededSystemTokens;
+const superseded: number = context.supersededSystemTokens;
 const summary: ContextSummary = conversation.contextSummaryAt(3);
 const summaryIncomplete: boolean = summary.incomplete;
 const requestContext: RequestContext | undefined = conversation.views().trajectory.requests[0]?.context;

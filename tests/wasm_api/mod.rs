@@ -124,7 +124,7 @@ impl Checker {
             .and_then(Value::as_array_mut);
         for request in requests.into_iter().flatten() {
             let context = request.as_object_mut().and_then(|r| r.remove("context"));
-            let part = |name: &str| context.as_ref().and_then(|c| c["breakdown"][name].as_f64());
+            let part = |name: &str| context.as_ref().and_then(|c| c[name].as_f64());
             let parts = [
                 "systemTokens",
                 "supersededSystemTokens",

@@ -2,18 +2,7 @@
 // src/wasm/context.rs sends (as src/wasm/js/outgoing.js does for the views).
 const NODE_TYPES = ["system/message", "user/message", "assistant/message", "tool/result", "developer/message"];
 
-// A ContextBreakdown from five numbers at `at`.
-function breakdown(numbers, at) {
-  return {
-    systemTokens: numbers[at],
-    supersededSystemTokens: numbers[at + 1],
-    toolsTokens: numbers[at + 2],
-    messageTokens: numbers[at + 3],
-    totalTokens: numbers[at + 4],
-  };
-}
-
-// A Context: the breakdown, the incomplete flag, then four numbers per node.
+// A Context: the five numbers of its breakdown, the incomplete flag, then four numbers per node.
 export function promptfoldContext(numbers, count) {
   const nodes = new Array(count);
   for (let i = 0, at = 6; i < count; i++, at += 4) {
@@ -24,7 +13,15 @@ export function promptfoldContext(numbers, count) {
       tokens: numbers[at + 3],
     };
   }
-  return { nodes, breakdown: breakdown(numbers, 0), incomplete: numbers[5] === 1 };
+  return {
+    nodes,
+    systemTokens: numbers[0],
+    supersededSystemTokens: numbers[1],
+    toolsTokens: numbers[2],
+    messageTokens: numbers[3],
+    totalTokens: numbers[4],
+    incomplete: numbers[5] === 1,
+  };
 }
 
 // ContextTotals from its eight numbers.
@@ -41,7 +38,7 @@ export function promptfoldContextTotals(n) {
   };
 }
 
-// A ContextSummary: the breakdown and the incomplete flag.
+// A ContextSummary: the breakdown's numbers and the incomplete flag.
 export function promptfoldContextSummary(
   systemTokens,
   supersededSystemTokens,
@@ -50,8 +47,5 @@ export function promptfoldContextSummary(
   totalTokens,
   incomplete,
 ) {
-  return {
-    breakdown: { systemTokens, supersededSystemTokens, toolsTokens, messageTokens, totalTokens },
-    incomplete,
-  };
+  return { systemTokens, supersededSystemTokens, toolsTokens, messageTokens, totalTokens, incomplete };
 }

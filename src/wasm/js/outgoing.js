@@ -2,6 +2,8 @@
 // src/wasm/outgoing.rs, cards.rs, trajectory.rs, data.rs).
 
 const SOURCES = ["request", "system"];
+// Card keys are `${source}:${seq}`: a constant prefix saves making "request:" anew per key.
+const KEY_PREFIXES = ["request:", "system:"];
 const TITLES = ["message.systemPrompt", "message.systemPromptUpdate"];
 const KINDS = ["initial", "system", "tools", "system-and-tools"];
 
@@ -29,10 +31,11 @@ class Records {
     return items;
   }
   key() {
-    return SOURCES[this.next()] + ":" + this.next();
+    return KEY_PREFIXES[this.next()] + this.next();
   }
   card() {
-    const source = SOURCES[this.next()],
+    const slot = this.next(),
+      source = SOURCES[slot],
       seq = this.next(),
       anchorSeq = this.next(),
       text = this.value();
@@ -40,7 +43,7 @@ class Records {
       titleKey = TITLES[this.next()];
     const turn = this.optional(),
       step = this.optional();
-    return { key: source + ":" + seq, source, seq, anchorSeq, text, update, titleKey, turn, step };
+    return { key: KEY_PREFIXES[slot] + seq, source, seq, anchorSeq, text, update, titleKey, turn, step };
   }
   snapshot() {
     const config = this.next(),
@@ -58,14 +61,15 @@ class Records {
     return { seq, time, kind, previous: this.snapshot() };
   }
   header() {
-    const source = SOURCES[this.next()],
+    const slot = this.next(),
+      source = SOURCES[slot],
       seq = this.next(),
       time = this.next();
     const prompt = this.snapshot(),
       change = this.change();
     const turn = this.optional(),
       step = this.optional();
-    const key = source + ":" + seq;
+    const key = KEY_PREFIXES[slot] + seq;
     if (change === undefined) return { key, source, seq, time, prompt, turn, step };
     return { key, source, seq, time, prompt, change, turn, step };
   }
@@ -101,23 +105,32 @@ class Records {
       : { startSeq, turn, step, prompt, requestConfig, promptChange, context };
   }
   // A request's context (see src/wasm/context.rs): `answerSeq` and `usage` left out when absent.
+  // One object with the breakdown's numbers as members: a nested breakdown was a second object
+  // per request, and views() allocate per request (see docs/context.md).
   requestContext() {
-    const seq = this.next();
-    const breakdown = {
-      systemTokens: this.next(),
-      supersededSystemTokens: this.next(),
-      toolsTokens: this.next(),
-      messageTokens: this.next(),
-      totalTokens: this.next(),
-    };
+    const seq = this.next(),
+      systemTokens = this.next(),
+      supersededSystemTokens = this.next(),
+      toolsTokens = this.next(),
+      messageTokens = this.next(),
+      totalTokens = this.next();
     const incomplete = this.next() === 1,
       answered = this.next() === 1,
       answerSeq = this.next();
     const usage = this.next(),
       newSeries = this.next() === 1;
-    if (!answered) return { seq, breakdown, incomplete, newSeries };
-    if (usage < 0) return { seq, breakdown, incomplete, answerSeq, newSeries };
-    return { seq, breakdown, incomplete, answerSeq, usage: this.values[usage], newSeries };
+    if (!answered) {
+      return { seq, systemTokens, supersededSystemTokens, toolsTokens, messageTokens, totalTokens, incomplete, newSeries };
+    }
+    if (usage < 0) {
+      return {
+        seq, systemTokens, supersededSystemTokens, toolsTokens, messageTokens, totalTokens, incomplete, answerSeq, newSeries,
+      };
+    }
+    return {
+      seq, systemTokens, supersededSystemTokens, toolsTokens, messageTokens, totalTokens, incomplete, answerSeq,
+      usage: this.values[usage], newSeries,
+    };
   }
   node() {
     const seq = this.next(),
