@@ -12,7 +12,7 @@ use crate::wasm::cache;
 use crate::wasm::kept_texts::KeptTexts;
 
 use super::outgoing::{length, make_change, make_views, source_slot, Outgoing};
-use super::trajectory::pack_trajectory;
+use super::trajectory::{pack_trajectory, trajectory_slots};
 
 /// How many numbers a card takes.
 const CARD_SLOTS: usize = 8;
@@ -82,12 +82,18 @@ pub(crate) fn change_to_js(change: &ConversationChange, kept: &mut KeptTexts) ->
 /// keeping their strings in `kept` for the next call).
 pub(crate) fn views_to_js(views: &Views, kept: &mut KeptTexts) -> JsValue {
     cache::sharing(|| {
-        let mut out = Outgoing::keeping_texts(views.chat.len().saturating_mul(CARD_SLOTS), kept);
+        let trajectory = &views.trajectory;
+        let slots = views
+            .chat
+            .len()
+            .saturating_mul(CARD_SLOTS)
+            .saturating_add(trajectory_slots(trajectory));
+        let mut out = Outgoing::keeping_texts(slots, kept);
         for card in &views.chat {
             pack_card(card, &mut out);
         }
-        let trajectory = &views.trajectory;
         pack_trajectory(trajectory, &mut out);
+        debug_assert_eq!(out.numbers.len(), slots, "trajectory_slots miscounts");
         make_views(
             &out.numbers,
             &out.values,

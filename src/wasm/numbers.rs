@@ -4,6 +4,9 @@
 use super::outgoing::Outgoing;
 use crate::views::context::{ContextBreakdown, RequestContext};
 
+/// The numbers of a request's context: its seq, the six of [`head`], and four more.
+pub(super) const REQUEST_CONTEXT_SLOTS: usize = 11;
+
 /// Appends a request's context (read by `requestContext` in `src/wasm/js/outgoing.js`).
 pub(super) fn pack_request_context(context: &RequestContext, out: &mut Outgoing) {
     out.extend([Outgoing::integer(context.seq)]);

@@ -9,6 +9,42 @@ use crate::views::trajectory::{HeaderFact, Request, Trajectory};
 
 use super::outgoing::{source_slot, Outgoing};
 
+/// The numbers of a snapshot.
+const SNAPSHOT_SLOTS: usize = 3;
+
+/// The numbers [`pack_change`] appends.
+fn change_slots(change: Option<&PromptChange>) -> usize {
+    match change {
+        None => 1,
+        Some(change) if change.previous.is_some() => 5 + SNAPSHOT_SLOTS,
+        Some(_) => 5,
+    }
+}
+
+/// The numbers [`pack_trajectory`] appends, counted first so that they are reserved once: grown
+/// by doubling, the list held its old and new buffers at once (24 MB on prune-heavy 32,000),
+/// and wasm memory never shrinks.
+pub(super) fn trajectory_slots(trajectory: &Trajectory) -> usize {
+    let headers = trajectory.headers.iter().map(|header| {
+        (3 + SNAPSHOT_SLOTS + 2).saturating_add(change_slots(header.change.as_ref()))
+    });
+    let requests = trajectory.requests.iter().map(|request| {
+        let prompt = if request.prompt.is_some() {
+            SNAPSHOT_SLOTS
+        } else {
+            0
+        };
+        (4 + 1 + super::numbers::REQUEST_CONTEXT_SLOTS)
+            .saturating_add(prompt)
+            .saturating_add(change_slots(request.prompt_change.as_ref()))
+    });
+    let nodes = trajectory.system_prompts.len().saturating_mul(NODE_SLOTS);
+    headers.chain(requests).fold(nodes, usize::saturating_add)
+}
+
+/// The numbers of a system prompt node.
+const NODE_SLOTS: usize = 6;
+
 /// Appends `trajectory`: its header facts, requests and system prompt nodes, in that order
 /// (read back by the JS in `wasm::outgoing`).
 pub(super) fn pack_trajectory(trajectory: &Trajectory, out: &mut Outgoing) {
