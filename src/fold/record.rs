@@ -110,7 +110,7 @@ impl FoldRecord {
             ..FoldRecord::default()
         };
         let mut replacements = Vec::new();
-        for (index, entry) in branch.entries.entries().iter().enumerate() {
+        for (index, entry) in branch.entries.entries().enumerate() {
             let key = (entry.position, entry.seq);
             match &entry.node {
                 Some(_) => {
@@ -234,7 +234,7 @@ impl FoldRecord {
     /// The system nodes surviving at `version`, in surface order.
     pub fn nodes_at(&self, version: Version) -> Vec<PositionedSystem> {
         let mut nodes = Vec::new();
-        self.entries.each_surviving(version, |entry| {
+        self.entries.each_surviving(version, &mut |entry| {
             if let Some(node) = &entry.node {
                 nodes.push(PositionedSystem {
                     position: entry.position,
@@ -249,7 +249,7 @@ impl FoldRecord {
     /// The replacement entries surviving at `version` as `(seq, position)`, ascending by seq.
     pub fn replacements_at(&self, version: Version) -> Vec<(Seq, Seq)> {
         let mut replacements = Vec::new();
-        self.entries.each_surviving(version, |entry| {
+        self.entries.each_surviving(version, &mut |entry| {
             if entry.node.is_none() {
                 replacements.push((entry.seq, entry.position));
             }

@@ -7,9 +7,10 @@
 //! added since, so reading a version costs about as much as that checkpoint's survivors plus the
 //! entries added since.
 //!
-//! The versions live in a [`History`], which knows nothing of what an entry holds; the entries
-//! themselves sit in a plain list beside it, at the same indices. So the code that keeps and
-//! reads versions exists once in the wasm module, however many kinds of entries use it.
+//! Checkpoints and the latest version live in a [`History`], which knows nothing of what an
+//! entry holds, so that code exists once in the wasm module however many kinds of entries use
+//! it. An entry sits beside its versions in one list: one allocation per record, and a read
+//! touches each entry once.
 
 use std::collections::BTreeMap;
 
@@ -35,6 +36,14 @@ struct Life {
 }
 
 impl Life {
+    /// The life of an entry added at `version`.
+    fn born_at(version: Version) -> Life {
+        Life {
+            born: version,
+            died: Version::MAX,
+        }
+    }
+
     fn survives_at(self, version: Version) -> bool {
         self.born <= version && version < self.died
     }
@@ -51,26 +60,18 @@ struct Checkpoint {
     entries: usize,
 }
 
-/// The lives of a record's entries and its checkpoints: everything but what an entry holds.
+/// The latest version of a record and its checkpoints: what does not depend on the entries.
 #[derive(Clone, Debug)]
 struct History {
-    lives: Vec<Life>,
     version: Version,
     checkpoints: Vec<Checkpoint>,
     checkpointed: Vec<usize>,
 }
 
 impl History {
-    /// A history whose version 0 holds `count` entries, all surviving at the tip.
+    /// A history whose version 0 holds entries `0..count`, all surviving at the tip.
     fn surviving(count: usize) -> History {
         History {
-            lives: vec![
-                Life {
-                    born: 0,
-                    died: Version::MAX,
-                };
-                count
-            ],
             version: 0,
             checkpoints: vec![Checkpoint {
                 version: 0,
@@ -82,21 +83,22 @@ impl History {
         }
     }
 
+    /// Starts the next version of a record of `entries` entries.
     // Inlined: a fold calls it once per event, and it rarely checkpoints.
     #[inline]
-    fn advance(&mut self, tip: &[&Index]) -> Version {
+    fn advance(&mut self, tip: &[&Index], entries: usize) -> Version {
         let last = self.checkpoints.last();
         let since = last.map_or(0, |last| self.version.saturating_sub(last.version));
         let survivors = last.map_or(0, |last| last.end.saturating_sub(last.start));
         if since as usize >= survivors.max(CHECKPOINT_SPAN) {
-            self.checkpoint(tip);
+            self.checkpoint(tip, entries);
         }
         // A record of 2^32 events cannot fit in memory (each takes more than a byte).
         self.version = self.version.saturating_add(1);
         self.version
     }
 
-    fn checkpoint(&mut self, tip: &[&Index]) {
+    fn checkpoint(&mut self, tip: &[&Index], entries: usize) {
         let start = self.checkpointed.len();
         for index in tip {
             self.checkpointed.extend(index.values());
@@ -105,80 +107,51 @@ impl History {
             version: self.version,
             start,
             end: self.checkpointed.len(),
-            entries: self.lives.len(),
+            entries,
         });
     }
 
-    fn kill(&mut self, index: usize) -> bool {
-        match self.lives.get_mut(index) {
-            Some(life) => {
-                life.died = self.version;
-                true
-            }
-            None => {
-                debug_assert!(false, "an index of the tip names an entry");
-                false
-            }
-        }
-    }
-
-    /// Calls `each` with the index of every entry surviving at `version`, in no particular
-    /// order. (A callback, not an iterator: one copy of this code serves every kind of entry.)
-    fn each_surviving(&self, version: Version, each: &mut dyn FnMut(usize)) {
+    /// Where reading `version` of a record of `entries` entries starts: the indices of the
+    /// survivors of the nearest checkpoint, and the first entry added after it.
+    fn read_from(&self, version: Version, entries: usize) -> (&[usize], usize) {
         let at = self
             .checkpoints
             .partition_point(|checkpoint| checkpoint.version <= version);
-        let checkpoint = at.checked_sub(1).and_then(|at| self.checkpoints.get(at));
-        let (old, first_new) = match checkpoint {
+        match at.checked_sub(1).and_then(|at| self.checkpoints.get(at)) {
             Some(checkpoint) => {
                 debug_assert!(
                     checkpoint.start <= checkpoint.end
                         && checkpoint.end <= self.checkpointed.len()
-                        && checkpoint.entries <= self.lives.len(),
+                        && checkpoint.entries <= entries,
                     "a checkpoint lies inside the record"
                 );
-                (
-                    self.checkpointed
-                        .get(checkpoint.start..checkpoint.end)
-                        .unwrap_or_default(),
-                    checkpoint.entries,
-                )
+                let old = self.checkpointed.get(checkpoint.start..checkpoint.end);
+                (old.unwrap_or_default(), checkpoint.entries)
             }
-            None => (&[][..], 0),
-        };
-        for &index in old {
-            if self
-                .lives
-                .get(index)
-                .is_some_and(|life| life.survives_at(version))
-            {
-                each(index);
-            }
-        }
-        for (index, life) in self.lives.iter().enumerate().skip(first_new) {
-            if life.born > version {
-                break;
-            }
-            if life.survives_at(version) {
-                each(index);
-            }
+            None => (&[], 0),
         }
     }
+}
+
+/// An entry and its life.
+#[derive(Clone, Debug)]
+struct Slot<E> {
+    life: Life,
+    entry: E,
 }
 
 /// Every entry of a line of states, each with the versions it survived.
 #[derive(Clone, Debug)]
 pub(super) struct Versioned<E> {
     history: History,
-    /// At the indices of their lives in `history`.
-    entries: Vec<E>,
+    slots: Vec<Slot<E>>,
 }
 
 impl<E> Default for Versioned<E> {
     fn default() -> Versioned<E> {
         Versioned {
             history: History::surviving(0),
-            entries: Vec::new(),
+            slots: Vec::new(),
         }
     }
 }
@@ -193,50 +166,57 @@ impl<E> Versioned<E> {
     /// `tip` are the owner's indexes of the tip, which together name every survivor once.
     #[inline]
     pub fn advance(&mut self, tip: &[&Index]) -> Version {
-        self.history.advance(tip)
+        self.history.advance(tip, self.slots.len())
     }
 
     /// Adds `entry` at the tip, returning its index.
     pub fn push(&mut self, entry: E) -> usize {
-        debug_assert!(
-            self.entries.len() == self.history.lives.len(),
-            "every entry has a life"
-        );
-        let index = self.entries.len();
-        self.entries.push(entry);
-        self.history.lives.push(Life {
-            born: self.history.version,
-            died: Version::MAX,
+        let index = self.slots.len();
+        self.slots.push(Slot {
+            life: Life::born_at(self.history.version),
+            entry,
         });
         index
     }
 
     /// Ends the life of entry `index` at the latest version, returning the entry.
     pub fn kill(&mut self, index: usize) -> Option<&E> {
-        if self.history.kill(index) {
-            self.entries.get(index)
-        } else {
-            None
-        }
+        let Some(slot) = self.slots.get_mut(index) else {
+            debug_assert!(false, "an index of the tip names an entry");
+            return None;
+        };
+        slot.life.died = self.history.version;
+        Some(&slot.entry)
     }
 
     /// Entry `index`.
     pub fn get(&self, index: usize) -> Option<&E> {
-        self.entries.get(index)
+        self.slots.get(index).map(|slot| &slot.entry)
     }
 
-    /// Calls `each` with every entry surviving at `version`, in no particular order.
-    pub fn each_surviving(&self, version: Version, mut each: impl FnMut(&E)) {
-        self.history.each_surviving(version, &mut |index| {
-            if let Some(entry) = self.entries.get(index) {
-                each(entry);
+    /// Calls `each` with every entry surviving at `version`, in no particular order. (A
+    /// callback, not an iterator: the wasm module holds one copy of this code per kind of
+    /// entry, not one per caller.)
+    pub fn each_surviving(&self, version: Version, each: &mut dyn FnMut(&E)) {
+        let (old, first_new) = self.history.read_from(version, self.slots.len());
+        for slot in old.iter().filter_map(|index| self.slots.get(*index)) {
+            if slot.life.survives_at(version) {
+                each(&slot.entry);
             }
-        });
+        }
+        for slot in self.slots.get(first_new..).unwrap_or_default() {
+            if slot.life.born > version {
+                break;
+            }
+            if slot.life.survives_at(version) {
+                each(&slot.entry);
+            }
+        }
     }
 
     /// Every entry, by index.
-    pub fn entries(&self) -> &[E] {
-        &self.entries
+    pub fn entries(&self) -> impl Iterator<Item = &E> {
+        self.slots.iter().map(|slot| &slot.entry)
     }
 
     /// The number of checkpoints taken.
@@ -249,11 +229,16 @@ impl<E> Versioned<E> {
 impl<E: Clone> Versioned<E> {
     /// A new record whose version 0 holds what survives at `version` of this one.
     pub fn branch(&self, version: Version) -> Versioned<E> {
-        let mut entries = Vec::new();
-        self.each_surviving(version, |entry| entries.push(entry.clone()));
+        let mut slots = Vec::new();
+        self.each_surviving(version, &mut |entry| {
+            slots.push(Slot {
+                life: Life::born_at(0),
+                entry: entry.clone(),
+            });
+        });
         Versioned {
-            history: History::surviving(entries.len()),
-            entries,
+            history: History::surviving(slots.len()),
+            slots,
         }
     }
 }
@@ -275,7 +260,7 @@ mod tests {
         /// A model of `record`, whose entries all survive at its version 0, its only one.
         fn new(record: Versioned<Seq>) -> Model {
             assert_eq!(record.version(), 0);
-            let tip: Index = (record.entries().iter().enumerate())
+            let tip: Index = (record.entries().enumerate())
                 .map(|(index, entry)| ((*entry, 0), index))
                 .collect();
             let seen = vec![tip.keys().map(|(entry, _)| *entry).collect()];
@@ -314,7 +299,7 @@ mod tests {
         fn read(&self, version: Version) -> Vec<Seq> {
             let mut entries = Vec::new();
             self.record
-                .each_surviving(version, |entry| entries.push(*entry));
+                .each_surviving(version, &mut |entry| entries.push(*entry));
             entries.sort_unstable();
             entries
         }

@@ -155,7 +155,7 @@ impl Record {
     /// The nodes surviving at `version`, in surface order.
     pub fn nodes_at(&self, version: Version) -> Vec<Survivor> {
         let mut nodes = Vec::new();
-        self.entries.each_surviving(version, |entry| {
+        self.entries.each_surviving(version, &mut |entry| {
             if let Some(node) = entry.node {
                 nodes.push(Survivor {
                     position: entry.position,
