@@ -10,12 +10,14 @@
 mod record;
 pub(crate) mod request;
 pub(crate) mod surface;
+mod versioned;
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use record::{FoldRecord, Version};
+use record::FoldRecord;
 use serde::Serialize;
+use versioned::Version;
 
 use crate::input::event::{Seq, SessionEvent, SurfaceOp, Time};
 use crate::input::json::stringify::serialize_js_number;

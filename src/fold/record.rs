@@ -1,50 +1,29 @@
-//! The fold record: what one line of fold states shares.
+//! The fold record: what one line of system-fold states shares.
 //!
-//! Every system node and replacement entry a line of states ever held is kept once, with the
-//! versions between which it survived; a state is a version number. The latest version (the
-//! tip) also has ordinary ordered indexes of what survives, so folding the next event costs a
-//! few O(log n) updates in place, and a kept state costs a few dozen bytes instead of a copy of
-//! tree paths. Earlier versions are read back from the record, starting at the nearest
-//! checkpoint (a list of the entries surviving at some version), so reading a version costs
-//! about as much as that checkpoint's survivors plus the entries added since.
+//! Every system node and replacement entry a line of states ever held is kept once in a
+//! [`Versioned`] record, with the versions between which it survived; a state is a version
+//! number. The latest version (the tip) also has ordinary ordered indexes of what survives, so
+//! folding the next event costs a few O(log n) updates in place, and a kept state costs a few
+//! dozen bytes instead of a copy of tree paths.
 
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use super::versioned::{Index, Version, Versioned};
 use super::{PositionedSystem, SystemPromptNode};
 use crate::input::event::Seq;
 
-/// A version of the fold record: the number of events folded into it. Version 0 is empty.
-pub(super) type Version = u32;
-
-/// Versions between checkpoints, at least (and at least the survivors of the last checkpoint,
-/// so that checkpoints cost a few bytes per version however many entries survive).
-const CHECKPOINT_SPAN: usize = 32;
-
-/// A system node or a replacement entry, and the versions it survived: `born..died`.
+/// A system node or a replacement entry.
 #[derive(Clone, Debug)]
 struct Entry {
     /// Its position in surface order.
     position: Seq,
     /// The seq of the event that added it.
     seq: Seq,
-    born: Version,
-    /// `Version::MAX` while it survives at the tip.
-    died: Version,
     /// The node, for a system node; none for a replacement entry.
     node: Option<Rc<SystemPromptNode>>,
     /// Whether the node counts as nonempty (see [`FoldRecord::add_node`]).
     nonempty: bool,
 }
-
-impl Entry {
-    fn survives_at(&self, version: Version) -> bool {
-        self.born <= version && version < self.died
-    }
-}
-
-/// Entry indices by a pair of seqs (one map type for all four indexes).
-type Index = BTreeMap<(Seq, Seq), usize>;
 
 /// Whether `index` may hold a key whose first seq is in `[from, to]`: its first and last keys
 /// (reached without comparing keys) are checked, so a range beyond either end costs no search.
@@ -106,22 +85,10 @@ impl BySeq {
     }
 }
 
-/// The entries surviving at one version.
-#[derive(Clone, Debug)]
-struct Checkpoint {
-    version: Version,
-    /// Where its survivors' indices sit in `FoldRecord::checkpointed`.
-    start: usize,
-    end: usize,
-    /// The number of entries when it was taken: later entries were born after it.
-    entries: usize,
-}
-
 /// Every entry of a line of states, with indexes of the tip.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct FoldRecord {
-    entries: Vec<Entry>,
-    version: Version,
+    entries: Versioned<Entry>,
     /// Surviving system nodes by (position, seq).
     nodes: Index,
     /// The keys of `nodes` whose node had nonempty text when the key was first added.
@@ -130,41 +97,20 @@ pub(super) struct FoldRecord {
     replacements: BySeq,
     /// Surviving replacements by (position, seq).
     by_position: Index,
-    checkpoints: Vec<Checkpoint>,
-    checkpointed: Vec<usize>,
     /// The largest seq of any replacement entry ever added (folds usually go up in seq, so a
     /// new seq usually has no entry to replace).
     max_replacement: Option<Seq>,
 }
 
-impl Default for FoldRecord {
-    fn default() -> FoldRecord {
-        FoldRecord {
-            entries: Vec::new(),
-            version: 0,
-            nodes: Index::new(),
-            nonempty: Index::new(),
-            replacements: BySeq::default(),
-            by_position: Index::new(),
-            checkpoints: vec![Checkpoint {
-                version: 0,
-                start: 0,
-                end: 0,
-                entries: 0,
-            }],
-            checkpointed: Vec::new(),
-            max_replacement: None,
-        }
-    }
-}
-
 impl FoldRecord {
     /// A new record whose version 0 holds what survives at `version` of this one.
     pub fn branch(&self, version: Version) -> FoldRecord {
-        let mut branch = FoldRecord::default();
+        let mut branch = FoldRecord {
+            entries: self.entries.branch(version),
+            ..FoldRecord::default()
+        };
         let mut replacements = Vec::new();
-        for entry in self.surviving_at(version) {
-            let index = branch.entries.len();
+        for (index, entry) in branch.entries.entries().enumerate() {
             let key = (entry.position, entry.seq);
             match &entry.node {
                 Some(_) => {
@@ -179,50 +125,23 @@ impl FoldRecord {
                     branch.by_position.insert(key, index);
                 }
             }
-            branch.entries.push(Entry {
-                born: 0,
-                died: Version::MAX,
-                ..entry.clone()
-            });
         }
         // The survivors come in no particular order: sorted once, not inserted one by one.
         crate::sort::sort_by_key(&mut replacements, |(seq, _)| (*seq, 0, 0));
         branch.replacements = BySeq {
             items: replacements,
         };
-        branch.checkpoints.clear();
-        branch.checkpoint();
         branch
     }
 
     /// The latest version.
     pub fn version(&self) -> Version {
-        self.version
+        self.entries.version()
     }
 
     /// Starts the next version; entries added and removed until the next call belong to it.
     pub fn advance(&mut self) -> Version {
-        let last = self.checkpoints.last();
-        let since = last.map_or(0, |last| self.version.saturating_sub(last.version));
-        let survivors = last.map_or(0, |last| last.end.saturating_sub(last.start));
-        if since as usize >= survivors.max(CHECKPOINT_SPAN) {
-            self.checkpoint();
-        }
-        // A record of 2^32 events cannot fit in memory (each takes more than a byte).
-        self.version = self.version.saturating_add(1);
-        self.version
-    }
-
-    fn checkpoint(&mut self) {
-        let start = self.checkpointed.len();
-        self.checkpointed.extend(self.nodes.values());
-        self.checkpointed.extend(self.by_position.values());
-        self.checkpoints.push(Checkpoint {
-            version: self.version,
-            start,
-            end: self.checkpointed.len(),
-            entries: self.entries.len(),
-        });
+        self.entries.advance(&[&self.nodes, &self.by_position])
     }
 
     /// The inherited position of a surviving replacement at the tip.
@@ -231,18 +150,17 @@ impl FoldRecord {
             return None;
         }
         let index = self.replacements.get(seq)?;
-        debug_assert!(index < self.entries.len(), "a replacement names an entry");
-        self.entries.get(index).map(|entry| entry.position)
+        let position = self.entries.get(index).map(|entry| entry.position);
+        debug_assert!(position.is_some(), "a replacement names an entry");
+        position
     }
 
     /// The last surviving nonempty node at the tip, in surface order.
     pub fn last_nonempty(&self) -> Option<&Rc<SystemPromptNode>> {
         let (_, index) = self.nonempty.last_key_value()?;
-        debug_assert!(
-            *index < self.entries.len(),
-            "a nonempty node names an entry"
-        );
-        self.entries.get(*index)?.node.as_ref()
+        let entry = self.entries.get(*index);
+        debug_assert!(entry.is_some(), "a nonempty node names an entry");
+        entry?.node.as_ref()
     }
 
     /// Drops every node and replacement entry whose position is in `[from, to]`.
@@ -253,13 +171,13 @@ impl FoldRecord {
         for key in keys_in(&self.nodes, from, to) {
             self.nonempty.remove(&key);
             if let Some(index) = self.nodes.remove(&key) {
-                self.kill(index);
+                self.entries.kill(index);
             }
         }
         for (position, seq) in keys_in(&self.by_position, from, to) {
             self.replacements.remove(seq);
             if let Some(index) = self.by_position.remove(&(position, seq)) {
-                self.kill(index);
+                self.entries.kill(index);
             }
         }
     }
@@ -272,18 +190,22 @@ impl FoldRecord {
         let Some(index) = self.replacements.remove(seq) else {
             return;
         };
-        match self.entries.get(index).map(|entry| entry.position) {
+        match self.entries.kill(index).map(|entry| entry.position) {
             Some(position) => {
                 self.by_position.remove(&(position, seq));
             }
             None => debug_assert!(false, "a replacement names an entry"),
         }
-        self.kill(index);
     }
 
     /// Adds the replacement entry `seq -> position`.
     pub fn add_replacement(&mut self, seq: Seq, position: Seq) {
-        let index = self.push(position, seq, None, false);
+        let index = self.entries.push(Entry {
+            position,
+            seq,
+            node: None,
+            nonempty: false,
+        });
         self.max_replacement = self.max_replacement.max(Some(seq));
         self.replacements.insert(seq, index);
         self.by_position.insert((position, seq), index);
@@ -295,93 +217,43 @@ impl FoldRecord {
         // A key keeps its place among the nonempty ones even when its new node is empty (only a
         // seq folded twice does that), as the fold always did.
         let nonempty = !node.text.is_empty() || self.nonempty.contains_key(&key);
-        let index = self.push(position, node.seq, Some(node), nonempty);
+        let index = self.entries.push(Entry {
+            position,
+            seq: node.seq,
+            node: Some(node),
+            nonempty,
+        });
         if let Some(replaced) = self.nodes.insert(key, index) {
-            self.kill(replaced);
+            self.entries.kill(replaced);
         }
         if nonempty {
             self.nonempty.insert(key, index);
         }
     }
 
-    fn push(
-        &mut self,
-        position: Seq,
-        seq: Seq,
-        node: Option<Rc<SystemPromptNode>>,
-        nonempty: bool,
-    ) -> usize {
-        let index = self.entries.len();
-        self.entries.push(Entry {
-            position,
-            seq,
-            born: self.version,
-            died: Version::MAX,
-            node,
-            nonempty,
-        });
-        index
-    }
-
-    fn kill(&mut self, index: usize) {
-        match self.entries.get_mut(index) {
-            Some(entry) => entry.died = self.version,
-            None => debug_assert!(false, "an index of the tip names an entry"),
-        }
-    }
-
-    /// The entries surviving at `version`, in no particular order.
-    fn surviving_at(&self, version: Version) -> impl Iterator<Item = &Entry> + '_ {
-        let at = self
-            .checkpoints
-            .partition_point(|checkpoint| checkpoint.version <= version);
-        let checkpoint = at.checked_sub(1).and_then(|at| self.checkpoints.get(at));
-        let (old, new) = match checkpoint {
-            Some(checkpoint) => {
-                debug_assert!(
-                    checkpoint.start <= checkpoint.end
-                        && checkpoint.end <= self.checkpointed.len()
-                        && checkpoint.entries <= self.entries.len(),
-                    "a checkpoint lies inside the record"
-                );
-                (
-                    self.checkpointed
-                        .get(checkpoint.start..checkpoint.end)
-                        .unwrap_or_default(),
-                    self.entries.get(checkpoint.entries..).unwrap_or_default(),
-                )
-            }
-            None => (&[][..], self.entries.as_slice()),
-        };
-        old.iter()
-            .filter_map(|index| self.entries.get(*index))
-            .chain(new.iter().take_while(move |entry| entry.born <= version))
-            .filter(move |entry| entry.survives_at(version))
-    }
-
     /// The system nodes surviving at `version`, in surface order.
     pub fn nodes_at(&self, version: Version) -> Vec<PositionedSystem> {
-        let mut nodes: Vec<PositionedSystem> = self
-            .surviving_at(version)
-            .filter_map(|entry| {
-                let node = entry.node.as_ref()?;
-                Some(PositionedSystem {
+        let mut nodes = Vec::new();
+        self.entries.each_surviving(version, &mut |entry| {
+            if let Some(node) = &entry.node {
+                nodes.push(PositionedSystem {
                     position: entry.position,
                     node: SystemPromptNode::clone(node),
-                })
-            })
-            .collect();
+                });
+            }
+        });
         crate::sort::sort_by_key(&mut nodes, |node| (node.position, node.node.seq, 0));
         nodes
     }
 
     /// The replacement entries surviving at `version` as `(seq, position)`, ascending by seq.
     pub fn replacements_at(&self, version: Version) -> Vec<(Seq, Seq)> {
-        let mut replacements: Vec<(Seq, Seq)> = self
-            .surviving_at(version)
-            .filter(|entry| entry.node.is_none())
-            .map(|entry| (entry.seq, entry.position))
-            .collect();
+        let mut replacements = Vec::new();
+        self.entries.each_surviving(version, &mut |entry| {
+            if entry.node.is_none() {
+                replacements.push((entry.seq, entry.position));
+            }
+        });
         crate::sort::sort_by_key(&mut replacements, |(seq, position)| (*seq, *position, 0));
         replacements
     }
@@ -389,6 +261,8 @@ impl FoldRecord {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
     use crate::test_random::seeded;
 
@@ -502,7 +376,7 @@ mod tests {
             }
             seen.push(tip(&record));
         }
-        assert!(record.checkpoints.len() > 20);
+        assert!(record.entries.checkpoint_count() > 20);
         for (version, expected) in seen.iter().enumerate() {
             let version = Version::try_from(version).unwrap();
             assert_eq!(&read(&record, version), expected, "version {version}");

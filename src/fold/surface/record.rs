@@ -1,20 +1,13 @@
-//! The record of one line of surface states: every entry the line ever held, with the versions
-//! it survived, and ordered indexes of what survives at the latest version (the tip).
+//! The record of one line of surface states: every entry the line ever held, kept in a
+//! [`Versioned`] record with the versions it survived, and ordered indexes of what survives at
+//! the latest version (the tip) with its token sums.
 //!
 //! As in the system fold's record, a state is a version number: folding the next event costs a
 //! few O(log n) updates of the tip's indexes, and an earlier version is read back from the
-//! nearest checkpoint (the entries surviving at some version) plus the entries added since.
+//! versioned record.
 
-use std::collections::BTreeMap;
-
+use crate::fold::versioned::{Index, Version, Versioned};
 use crate::input::event::Seq;
-
-/// A version of the record: the number of events folded into it. Version 0 is empty.
-pub(super) type Version = u32;
-
-/// Versions between checkpoints, at least (and at least the survivors of the last checkpoint,
-/// so that checkpoints cost a few bytes per version however many entries survive).
-const CHECKPOINT_SPAN: usize = 32;
 
 /// The type of a surface node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -31,23 +24,14 @@ pub enum NodeType {
     Developer,
 }
 
-/// One folded event's place on the surface, and the versions it survived: `born..died`.
-#[derive(Clone, Debug)]
+/// One folded event's place on the surface.
+#[derive(Clone, Copy, Debug)]
 struct Entry {
     position: Seq,
     seq: Seq,
-    born: Version,
-    /// `Version::MAX` while it survives at the tip.
-    died: Version,
     tokens: u32,
     /// The node's type; none for a replace by an event that is no surface node.
     node: Option<NodeType>,
-}
-
-impl Entry {
-    fn survives_at(&self, version: Version) -> bool {
-        self.born <= version && version < self.died
-    }
 }
 
 /// A surviving node as read back from a version.
@@ -57,21 +41,6 @@ pub(crate) struct Survivor {
     pub seq: Seq,
     pub node: NodeType,
     pub tokens: u32,
-}
-
-/// Entry indices (or costs) by a pair of seqs: the map type of the system fold's record, so
-/// that the wasm module holds one copy of its code.
-type Index = BTreeMap<(Seq, Seq), usize>;
-
-/// The entries surviving at one version.
-#[derive(Clone, Debug)]
-struct Checkpoint {
-    version: Version,
-    /// Where its survivors' indices sit in `Record::checkpointed`.
-    start: usize,
-    end: usize,
-    /// The number of entries when it was taken: later entries were born after it.
-    entries: usize,
 }
 
 /// The token sums of the tip.
@@ -86,10 +55,9 @@ pub(crate) struct Sums {
 }
 
 /// Every entry of a line of surface states, with indexes of the tip.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Record {
-    entries: Vec<Entry>,
-    version: Version,
+    entries: Versioned<Entry>,
     /// Surviving entries by (position, seq).
     order: Index,
     /// Surviving entries that sit in place of others (their position is not their seq), by
@@ -98,28 +66,6 @@ pub(super) struct Record {
     /// Surviving system nodes whose cost is above 0, by (position, seq), with their cost.
     systems: Index,
     sums: Sums,
-    checkpoints: Vec<Checkpoint>,
-    checkpointed: Vec<usize>,
-}
-
-impl Default for Record {
-    fn default() -> Record {
-        Record {
-            entries: Vec::new(),
-            version: 0,
-            order: Index::new(),
-            moved: Index::new(),
-            systems: Index::new(),
-            sums: Sums::default(),
-            checkpoints: vec![Checkpoint {
-                version: 0,
-                start: 0,
-                end: 0,
-                entries: 0,
-            }],
-            checkpointed: Vec::new(),
-        }
-    }
 }
 
 impl Record {
@@ -130,22 +76,7 @@ impl Record {
 
     /// Starts the next version; entries added and removed until the next call belong to it.
     pub fn advance(&mut self) -> Version {
-        let last = self.checkpoints.last();
-        let since = last.map_or(0, |last| self.version.saturating_sub(last.version));
-        let survivors = last.map_or(0, |last| last.end.saturating_sub(last.start));
-        if since as usize >= survivors.max(CHECKPOINT_SPAN) {
-            let start = self.checkpointed.len();
-            self.checkpointed.extend(self.order.values());
-            self.checkpoints.push(Checkpoint {
-                version: self.version,
-                start,
-                end: self.checkpointed.len(),
-                entries: self.entries.len(),
-            });
-        }
-        // A record of 2^32 events cannot fit in memory (each takes more than a byte).
-        self.version = self.version.saturating_add(1);
-        self.version
+        self.entries.advance(&[&self.order])
     }
 
     /// The position of the surviving node `seq` when it sits in place of others.
@@ -174,12 +105,9 @@ impl Record {
         if let Some(index) = self.order.remove(&key) {
             self.kill(key, index);
         }
-        let index = self.entries.len();
-        self.entries.push(Entry {
+        let index = self.entries.push(Entry {
             position,
             seq,
-            born: self.version,
-            died: Version::MAX,
             tokens,
             node,
         });
@@ -207,12 +135,9 @@ impl Record {
     }
 
     fn kill(&mut self, key: (Seq, Seq), index: usize) {
-        let version = self.version;
-        let Some(entry) = self.entries.get_mut(index) else {
-            debug_assert!(false, "an index names no entry");
+        let Some(entry) = self.entries.kill(index).copied() else {
             return;
         };
-        entry.died = version;
         if entry.position != entry.seq {
             self.moved.remove(&(entry.seq, 0));
         }
@@ -229,24 +154,43 @@ impl Record {
 
     /// The nodes surviving at `version`, in surface order.
     pub fn nodes_at(&self, version: Version) -> Vec<Survivor> {
-        let at = self
-            .checkpoints
-            .partition_point(|checkpoint| checkpoint.version <= version);
-        let checkpoint = at.checked_sub(1).and_then(|at| self.checkpoints.get(at));
-        let (old, new) = match checkpoint {
-            Some(checkpoint) => (
-                self.checkpointed
-                    .get(checkpoint.start..checkpoint.end)
-                    .unwrap_or_default(),
-                self.entries.get(checkpoint.entries..).unwrap_or_default(),
-            ),
-            None => (&[][..], self.entries.as_slice()),
-        };
-        let mut nodes: Vec<Survivor> = old
-            .iter()
-            .filter_map(|index| self.entries.get(*index))
-            .chain(new.iter().take_while(|entry| entry.born <= version))
-            .filter(|entry| entry.survives_at(version))
+        let mut nodes = Vec::new();
+        self.entries.each_surviving(version, &mut |entry| {
+            if let Some(node) = entry.node {
+                nodes.push(Survivor {
+                    position: entry.position,
+                    seq: entry.seq,
+                    node,
+                    tokens: entry.tokens,
+                });
+            }
+        });
+        crate::sort::sort_by_key(&mut nodes, |node| (node.position, node.seq, 0));
+        nodes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_random::seeded;
+
+    const TYPES: [Option<NodeType>; 6] = [
+        None,
+        Some(NodeType::System),
+        Some(NodeType::User),
+        Some(NodeType::Assistant),
+        Some(NodeType::Tool),
+        Some(NodeType::Developer),
+    ];
+
+    /// What the tip's index holds, read without the versioned record (the oracle for
+    /// `nodes_at`), and the tip's sums computed from it.
+    fn tip(record: &Record) -> (Vec<Survivor>, Sums) {
+        let entries: Vec<Entry> = (record.order.values())
+            .map(|index| *record.entries.get(*index).unwrap())
+            .collect();
+        let nodes = (entries.iter())
             .filter_map(|entry| {
                 Some(Survivor {
                     position: entry.position,
@@ -255,8 +199,51 @@ impl Record {
                     tokens: entry.tokens,
                 })
             })
-            .collect();
-        crate::sort::sort_by_key(&mut nodes, |node| (node.position, node.seq, 0));
-        nodes
+            .collect::<Vec<_>>();
+        let mut systems = nodes.iter().filter(|node| node.node == NodeType::System);
+        let sums = Sums {
+            system: systems.clone().map(|node| node.tokens).sum(),
+            latest_system: systems
+                .rfind(|node| node.tokens > 0)
+                .map_or(0, |node| node.tokens),
+            messages: (nodes.iter())
+                .filter(|node| node.node != NodeType::System)
+                .map(|node| node.tokens)
+                .sum(),
+        };
+        (nodes, sums)
+    }
+
+    /// Random appends, replaces (some by events that are no node) and wide drops over
+    /// thousands of versions: every version reads back exactly the nodes the tip held when it
+    /// was the tip, and the tip's sums always add up its nodes.
+    #[test]
+    fn every_version_reads_back_as_it_was() {
+        let mut record = Record::default();
+        let mut seen = vec![tip(&record).0];
+        let mut next = seeded(17);
+        for seq in 1..4000 {
+            record.advance();
+            let node = TYPES[next(6) as usize];
+            let tokens = next(5) as u32;
+            match next(10) {
+                0..=4 => record.add(seq, seq, node, tokens),
+                5..=8 => {
+                    let from = seq - 1 - next(20) as Seq;
+                    let from = record.moved(from).unwrap_or(from);
+                    record.drop_range(from, from + next(3) as Seq);
+                    record.add(from, seq, node, tokens);
+                }
+                _ => record.drop_range(seq - 1 - next(2000) as Seq, seq),
+            }
+            let (nodes, sums) = tip(&record);
+            assert_eq!(record.sums(), sums, "seq {seq}");
+            seen.push(nodes);
+        }
+        assert!(record.entries.checkpoint_count() > 20);
+        for (version, expected) in seen.iter().enumerate() {
+            let version = Version::try_from(version).unwrap();
+            assert_eq!(&record.nodes_at(version), expected, "version {version}");
+        }
     }
 }
