@@ -7,7 +7,10 @@
 // surface nodes older than the replacing event, start not after end in surface order. The generator
 // keeps the surface (alive nodes in surface order) to pick endpoints. Same seed, same bytes.
 // Files are JSON arrays with one event per line, readable by JSON.parse, by
-// Conversation.loadJson and by promptfold::parse_events.
+// Conversation.loadJson and by promptfold::parse_events. Event data has the harness's shapes
+// (SPEC section 1, docs/context.md): a user message's data is the message itself (compaction
+// summaries too), the other surface types carry `{ turn, step, message }`, and a tool result's
+// message is a user message holding one tool-result block, so the token estimates count the text.
 
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -92,21 +95,25 @@ class Log {
     this.events.push(event);
     return event;
   }
-  append(type, data, kind) {
+  append(type, data, kind, callId) {
     const event = this.emit(type, data, 'append');
-    this.surface.push({ seq: event.seq, kind });
+    this.surface.push({ seq: event.seq, kind, callId });
     return event;
   }
   // Replaces surface[from..to] (inclusive indices) with this event's node.
-  replace(type, data, from, to, kind) {
+  replace(type, data, from, to, kind, callId) {
     const startSeq = this.surface[from].seq;
     const endSeq = this.surface[to].seq;
     const event = this.emit(type, data, { op: 'replace', startSeq, endSeq });
-    const removed = this.surface.splice(from, to - from + 1, { seq: event.seq, kind });
+    const removed = this.surface.splice(from, to - from + 1, { seq: event.seq, kind, callId });
     return { event, removed };
   }
   text(role, body) {
     return { role, content: [{ type: 'text', text: body }] };
+  }
+  // A tool result as the harness writes it: a user message holding one tool-result block.
+  toolMessage(callId, body) {
+    return { role: 'user', content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: body }], isError: false }] };
   }
   system(text) {
     return this.append('system/message', { turn: this.turn, step: this.step, message: this.text('system', text) }, 'system');
@@ -122,7 +129,7 @@ class Log {
     this.turn += 1;
     this.step = 0;
     this.emit('turn/start', { turn: this.turn });
-    this.append('user/message', { message: this.text('user', sentence(this.r, 50, 300)) }, 'user');
+    this.append('user/message', this.text('user', sentence(this.r, 50, 300)), 'user');
   }
   turnEnd() {
     this.emit('turn/end', { turn: this.turn });
@@ -138,11 +145,14 @@ class Log {
     return this.append('assistant/message', { turn: this.turn, step: this.step, message: this.text('assistant', sentence(this.r, 150, 450)) }, 'assistant');
   }
   toolResult() {
-    return this.append('tool/result', { turn: this.turn, step: this.step, message: this.text('tool', sentence(this.r, 200, 1000)) }, 'tool');
+    const callId = `call-${this.seq}`;
+    const data = { turn: this.turn, step: this.step, message: this.toolMessage(callId, sentence(this.r, 200, 1000)) };
+    return this.append('tool/result', data, 'tool', callId);
   }
   prune(index) {
-    const data = { turn: this.turn, step: this.step, message: this.text('tool', '[output pruned]') };
-    return this.replace('tool/result', data, index, index, 'pruned').event;
+    const { callId } = this.surface[index];
+    const data = { turn: this.turn, step: this.step, message: this.toolMessage(callId, '[output pruned]') };
+    return this.replace('tool/result', data, index, index, 'pruned', callId).event;
   }
 }
 
@@ -193,7 +203,7 @@ function typical(n, seed) {
       if (log.seq >= nextCompaction && log.surface.length > 4) {
         const to = Math.max(1, Math.floor(log.surface.length * 0.7));
         const lastSystem = log.surface.findLastIndex((node) => node.kind === 'system');
-        const summary = { message: log.text('user', `Summary of the conversation so far: ${sentence(r, 600, 1000)}`) };
+        const summary = log.text('user', `Summary of the conversation so far: ${sentence(r, 600, 1000)}`);
         log.replace('user/message', summary, 1, to, 'checkpoint');
         if (lastSystem >= 1 && lastSystem <= to) log.system(prompt);
         nextCompaction = log.seq + r.int(200, 400);

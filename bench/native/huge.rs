@@ -174,45 +174,43 @@ fn append_one_by_one(conversation: &Conversation, report: &mut Report) {
     assert_eq!(live.views(), conversation.views(), "D1: live appends");
 }
 
-#[test]
-#[ignore = "needs the generated huge inputs; run by scripts/reliability.sh"]
-fn huge_log_100mb() {
-    let mut report = Report::new("log-100mb");
-    let conversation = load_and_view("log-100mb", &mut report);
+/// One huge input end to end: load and views, `extra` on the loaded window, load earlier, live
+/// appends; prints the report.
+fn measure(name: &str, extra: impl FnOnce(&Conversation, &mut Report)) {
+    let mut report = Report::new(name);
+    let conversation = load_and_view(name, &mut report);
+    extra(&conversation, &mut report);
     prepend_half(&conversation, &mut report);
     append_one_by_one(&conversation, &mut report);
     report.memory("end");
     report.print();
+}
+
+#[test]
+#[ignore = "needs the generated huge inputs; run by scripts/reliability.sh"]
+fn huge_log_100mb() {
+    measure("log-100mb", |_, _| {});
 }
 
 #[test]
 #[ignore = "needs the generated huge inputs; run by scripts/reliability.sh"]
 fn huge_prompt_1mb() {
-    let mut report = Report::new("prompt-1mb");
-    let conversation = load_and_view("prompt-1mb", &mut report);
-    assert!(
-        report.0["effectivePromptBytes"].as_u64() > Some(1_000_000),
-        "the prompt in force is about 1 MB"
-    );
-    let lines = timed(&mut report, "lines", || conversation.lines());
-    report.set("lines", json!(lines.len()));
-    drop(lines);
-    prepend_half(&conversation, &mut report);
-    append_one_by_one(&conversation, &mut report);
-    report.memory("end");
-    report.print();
+    measure("prompt-1mb", |conversation, report| {
+        assert!(
+            report.0["effectivePromptBytes"].as_u64() > Some(1_000_000),
+            "the prompt in force is about 1 MB"
+        );
+        let lines = timed(report, "lines", || conversation.lines());
+        report.set("lines", json!(lines.len()));
+    });
 }
 
 #[test]
 #[ignore = "needs the generated huge inputs; run by scripts/reliability.sh"]
 fn huge_events_1m() {
-    let mut report = Report::new("events-1m");
-    let conversation = load_and_view("events-1m", &mut report);
-    assert_eq!(conversation.len(), 1_000_000);
-    prepend_half(&conversation, &mut report);
-    append_one_by_one(&conversation, &mut report);
-    report.memory("end");
-    report.print();
+    measure("events-1m", |conversation, _| {
+        assert_eq!(conversation.len(), 1_000_000);
+    });
 }
 
 /// The parser alone on the 100 MB log (no window), for the split of load time.

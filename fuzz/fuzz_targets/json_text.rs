@@ -11,56 +11,12 @@
 //! window's events (D1), and `state_at` agrees with `lines()`.
 #![no_main]
 
+#[path = "../shared/window.rs"]
+mod window;
+
 use libfuzzer_sys::fuzz_target;
-use promptfold::{Conversation, ConversationChange, Error, EventLine, JsonValue, Seq, Views};
-
-#[derive(Debug, PartialEq)]
-struct Snapshot {
-    lines: Vec<EventLine>,
-    views: Views,
-    window_start: Option<Seq>,
-    has_more: bool,
-    len: usize,
-    session: Option<JsonValue>,
-    unfinished: Vec<u8>,
-}
-
-fn snapshot(conversation: &Conversation) -> Snapshot {
-    Snapshot {
-        lines: conversation.lines(),
-        views: conversation.views(),
-        window_start: conversation.window_start(),
-        has_more: conversation.has_more(),
-        len: conversation.len(),
-        session: conversation.session().cloned(),
-        unfinished: conversation.unfinished_line().to_vec(),
-    }
-}
-
-fn check_ok(conversation: &Conversation, after: &Snapshot) {
-    let mut fresh = Conversation::new();
-    fresh
-        .load(conversation.events().to_vec(), conversation.has_more())
-        .expect("a fresh load of the window's own events succeeds");
-    assert_eq!(
-        fresh.lines(),
-        after.lines,
-        "D1: lines differ from a fresh load"
-    );
-    assert_eq!(
-        fresh.views(),
-        after.views,
-        "D1: views differ from a fresh load"
-    );
-    for line in &after.lines {
-        let state = conversation.state_at(line.seq).map(|state| state.to_json());
-        assert_eq!(
-            state, line.system,
-            "state_at({}) differs from lines()",
-            line.seq
-        );
-    }
-}
+use promptfold::{Conversation, ConversationChange, Error, Seq};
+use window::{check_fresh_load, snapshot};
 
 /// Feeds `segment` in pieces of the size its first byte gives, stopping at the first error (the
 /// pieces before it stay fed, as a caller's would); the error is checked against the state
@@ -108,7 +64,7 @@ fuzz_target!(|data: &[u8]| {
         };
         let after = snapshot(&conversation);
         match result {
-            Ok(_) => check_ok(&conversation, &after),
+            Ok(_) => check_fresh_load(&conversation, &after),
             Err(err) => {
                 assert!(!err.code().is_empty());
                 let _ = err.to_string();

@@ -29,15 +29,19 @@
 //!   feeding them whole.
 #![no_main]
 
+#[path = "../shared/window.rs"]
+mod window;
+
 use std::collections::BTreeMap;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use promptfold::{
     parse_events, testkit, CardKey, ChatCard, Conversation, ConversationChange, Error, EventKind,
-    EventLine, HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, TurnField, Views,
+    HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, TurnField,
 };
 use serde_json::{json, Map, Value};
+use window::{check_fresh_load, snapshot, Snapshot};
 
 const MAX_SAFE: i64 = (1 << 53) - 1;
 
@@ -692,29 +696,6 @@ fn framed_bytes(values: &[Value], framing: &Framing) -> Vec<u8> {
     bytes
 }
 
-#[derive(Debug, PartialEq)]
-struct Snapshot {
-    lines: Vec<EventLine>,
-    views: Views,
-    window_start: Option<Seq>,
-    has_more: bool,
-    len: usize,
-    session: Option<promptfold::JsonValue>,
-    unfinished: Vec<u8>,
-}
-
-fn snapshot(conversation: &Conversation) -> Snapshot {
-    Snapshot {
-        lines: conversation.lines(),
-        views: conversation.views(),
-        window_start: conversation.window_start(),
-        has_more: conversation.has_more(),
-        len: conversation.len(),
-        session: conversation.session().cloned(),
-        unfinished: conversation.unfinished_line().to_vec(),
-    }
-}
-
 /// Makes `call` with the batch's `values` (or `direct` events) in `form` and checks every
 /// invariant against the window before it.
 fn call_and_check(
@@ -914,28 +895,7 @@ fn check(
                 replayed.cards(),
                 "replayed chat cards differ from views()"
             );
-            let mut fresh = Conversation::new();
-            fresh
-                .load(conversation.events().to_vec(), conversation.has_more())
-                .expect("a fresh load of the window's own events succeeds");
-            assert_eq!(
-                fresh.lines(),
-                after.lines,
-                "D1: lines differ from a fresh load"
-            );
-            assert_eq!(
-                fresh.views(),
-                after.views,
-                "D1: views differ from a fresh load"
-            );
-            for line in &after.lines {
-                let state = conversation.state_at(line.seq).map(|state| state.to_json());
-                assert_eq!(
-                    state, line.system,
-                    "state_at({}) differs from lines()",
-                    line.seq
-                );
-            }
+            check_fresh_load(conversation, &after);
         }
     }
     for seq in [Seq::MIN, -1, 0, Seq::MAX] {
