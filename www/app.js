@@ -651,7 +651,9 @@ function renderTrajectory() {
       if (app.expandedRows.has(request.startSeq)) app.expandedRows.delete(request.startSeq);
       else app.expandedRows.add(request.startSeq);
       renderTrajectory();
-      select(request.startSeq, { fromTrajectory: true });
+      // The request's read point: the stepper then shows the context and prompt the row's bar has.
+      const readAt = request.context?.seq;
+      select(app.bySeq.has(readAt) ? readAt : request.startSeq, { fromTrajectory: true });
     };
     row.addEventListener('click', toggle);
     row.addEventListener('keydown', (event) => {

@@ -44,7 +44,7 @@ export function breakdownText(breakdown) {
  * A bar of the four parts of `breakdown`, `scale` tokens wide (the widest context of the
  * table, so that bars compare). Focusable; its figures show on hover and focus.
  */
-export function contextBar(breakdown, scale, { incomplete = false, newSeries = false } = {}) {
+export function contextBar(breakdown, scale, { incomplete = false, newSeries = false, letterShare = 0.06 } = {}) {
   const label = `${breakdownText(breakdown)}${incomplete ? '; incomplete' : ''}${newSeries ? '; new series: prefix cache expected lost' : ''}`;
   const bar = el('span', { class: 'ctx-bar', role: 'img', 'aria-label': label, tabindex: 0, 'data-testid': 'context-bar' });
   const track = el('span', { class: 'ctx-track', 'aria-hidden': 'true' });
@@ -57,7 +57,7 @@ export function contextBar(breakdown, scale, { incomplete = false, newSeries = f
       class: `ctx-part ${part.cls}`,
       style: `width: ${width.toFixed(2)}%`,
       'data-part': part.key,
-    }, width > 6 ? part.letter : ''));
+    }, width > 100 * letterShare ? part.letter : ''));
   }
   const tip = el('span', { class: 'ctx-tip', 'aria-hidden': 'true' },
     PARTS.map((part) => el('span', { class: 'ctx-tip-row' },
@@ -66,14 +66,30 @@ export function contextBar(breakdown, scale, { incomplete = false, newSeries = f
     incomplete ? el('span', { class: 'ctx-tip-row' }, 'incomplete: a replacement reaches before the window') : null,
     newSeries ? el('span', { class: 'ctx-tip-row' }, 'new series: prefix cache expected lost') : null);
   bar.append(track, el('span', { class: 'ctx-figure' }, fmt(breakdown.totalTokens), newSeries ? ' ↺' : ''), tip);
+  bar.addEventListener('mouseenter', () => placeTip(bar, tip));
+  bar.addEventListener('focus', () => placeTip(bar, tip));
   return bar;
+}
+
+/**
+ * Places the shown tip of `bar` in the viewport (it is `position: fixed`, so the scrolling
+ * table and panel do not clip it): below the bar, or above it when only there it fits.
+ */
+function placeTip(bar, tip) {
+  const rect = bar.getBoundingClientRect();
+  const { offsetWidth: width, offsetHeight: height } = tip;
+  const fitsBelow = rect.bottom + 4 + height <= window.innerHeight;
+  const top = fitsBelow || rect.top < height + 8 ? rect.bottom + 4 : rect.top - 4 - height;
+  const left = Math.max(4, Math.min(rect.right - width, window.innerWidth - 4 - width));
+  tip.style.top = `${Math.round(top)}px`;
+  tip.style.left = `${Math.round(left)}px`;
 }
 
 /** The cell of a trajectory row: its request's context bar. */
 export function contextCell(request, scale) {
   const context = request.context;
   if (!context) return el('td', { class: 'muted' }, '—');
-  return el('td', { class: 'ctx-cell' }, contextBar(context, scale, context));
+  return el('td', { class: 'ctx-cell' }, contextBar(context, scale, { ...context, letterShare: 0.15 }));
 }
 
 /** The widest context of the requests, for contextCell. */
@@ -103,7 +119,7 @@ export function renderContextAt(box, conversation, seq) {
   const byType = el('ul', { class: 'ctx-types' },
     [...counts].map(([type, { count, tokens }]) => el('li', {}, `${TYPE_NAMES[type] ?? type}: ${count} (${fmt(tokens)} tokens)`)));
   box.replaceChildren(
-    contextBar(context, context.totalTokens, context),
+    contextBar(context, context.totalTokens, { incomplete: context.incomplete, letterShare: 0.03 }),
     table,
     byType,
     context.incomplete ? el('p', { class: 'ctx-note' }, 'Incomplete: a replacement reaches events before the loaded window. Load earlier events to resolve it.') : null,
@@ -126,5 +142,5 @@ export function renderContextTotals(box, conversation) {
     row('prompt changes rewritten at the head', fmt(totals.promptsRewritten)),
     row('superseded-prompt tokens, all requests', fmt(totals.supersededSystemTokens)),
     row('context tokens, all requests', fmt(totals.totalTokens)),
-    row('cache reads observed', totals.answersWithCacheReads ? `${fmt(totals.cacheReadTokens)} tokens in ${fmt(totals.answersWithCacheReads)} answers` : 'none in the log')));
+    row('cache reads observed', totals.answersWithCacheReads ? `${fmt(totals.cacheReadTokens)} tokens, as ${fmt(totals.answersWithCacheReads)} answers report them` : 'none in the log')));
 }

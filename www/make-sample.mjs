@@ -8,6 +8,7 @@
 //   - shadowed by a compaction that restores the older plan-mode prompt (after turn 2),
 //   - cleared (turn 4, a head rewrite with an empty prompt),
 //   - set again (turn 5) and updated again (turn 8);
+// every answer carries the usage a provider with a prefix cache would report (addUsage below);
 // old tool results are pruned (replace ops on `tool/result`), and the newest page, which the demo
 // loads first, holds a prune that reaches back before that page, so the prompt there is withheld
 // until "Load earlier" brings in the pruned result.
@@ -854,6 +855,74 @@ stepStart();
 assistant('Draft PR #482 is open. It is not merged; review it when you are ready.');
 stepEnd();
 turnEnd();
+
+// ---------------------------------------------------------------------------------------------
+// Provider usage on the answers, as a provider with a prefix cache would report it. A pass over
+// the finished log (it draws nothing from rand(), so times and ids stay as they are): the surface
+// is followed through appends and replacements, and a request's input is its surface at the
+// answer, about one token per 4 characters of the messages' JSON, plus the tools of the latest
+// header. The answer of a request that starts a new series (a replacement, a header with reason
+// `series` or `startsSeries`, or a tool set other than the previous request's) reads nothing from
+// the cache; any other reads the previous request's input, in whole 64-token blocks.
+
+const SURFACE_TYPES = new Set(['system/message', 'user/message', 'assistant/message', 'tool/result', 'developer/message']);
+const CACHE_BLOCK = 64;
+const quarter = (chars) => Math.ceil(chars / 4);
+const surfaceContent = (event) => (event.type === 'user/message' ? event.data.content : event.data.message.content);
+
+function addUsage(log) {
+  const surface = []; // [{ seq, tokens }] in surface order
+  const indexOf = (s) => {
+    const index = surface.findIndex((node) => node.seq === s);
+    if (index < 0) throw new Error(`make-sample: the replacement endpoint ${s} is not on the surface`);
+    return index;
+  };
+  let toolsJson = '';
+  let previous = null; // { input, toolsJson } of the previous request's context
+  let newSeries = true; // since the previous request's context
+  let request = null; // { answered } of the step in progress
+  const read = () => {
+    const input = surface.reduce((sum, node) => sum + node.tokens, 0) + (toolsJson ? quarter(toolsJson.length) : 0);
+    const fresh = newSeries || previous === null || previous.toolsJson !== toolsJson;
+    const cacheRead = fresh ? 0 : Math.floor(previous.input / CACHE_BLOCK) * CACHE_BLOCK;
+    previous = { input, toolsJson };
+    newSeries = false;
+    return { input, cacheRead };
+  };
+  log.forEach((event, i) => {
+    if (event.type === 'step/start') {
+      if (request && !request.answered) read();
+      request = { answered: false };
+    }
+    if (event.type === 'request/header') {
+      const { header: { tools } = {}, reason, startsSeries } = event.data;
+      toolsJson = Array.isArray(tools) && tools.length ? JSON.stringify(tools) : '';
+      if (reason === 'series' || startsSeries === true) newSeries = true;
+    }
+    if (event.type === 'assistant/message') {
+      if (!request || request.answered) throw new Error(`make-sample: the answer at seq ${event.seq} is not the first of a step`);
+      request.answered = true;
+      const { input, cacheRead } = read();
+      // The output: the answer's text and the tool calls that follow it in its step.
+      let output = quarter(JSON.stringify(event.data.message.content).length);
+      for (const next of log.slice(i + 1)) {
+        if (next.type === 'step/end' || next.type === 'step/start') break;
+        if (next.type === 'tool/call') output += quarter(next.data.name.length + next.data.arguments.length) + 4;
+      }
+      event.data.message.usage = { inputTokens: input, outputTokens: output, cacheReadTokens: cacheRead };
+    }
+    const op = event.surfaceOp;
+    const node = SURFACE_TYPES.has(event.type) ? { seq: event.seq, tokens: quarter(JSON.stringify(surfaceContent(event)).length) + 4 } : null;
+    if (op && typeof op === 'object' && op.op === 'replace') {
+      const [from, to] = [indexOf(op.startSeq), indexOf(op.endSeq)].sort((a, b) => a - b);
+      surface.splice(from, to - from + 1, ...(node ? [node] : []));
+      newSeries = true;
+    } else if (node) {
+      surface.push(node);
+    }
+  });
+}
+addUsage(events);
 
 // ---------------------------------------------------------------------------------------------
 // The page layout the demo relies on.
