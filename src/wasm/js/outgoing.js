@@ -120,16 +120,41 @@ class Records {
     const usage = this.next(),
       newSeries = this.next() === 1;
     if (!answered) {
-      return { seq, systemTokens, supersededSystemTokens, toolsTokens, messageTokens, totalTokens, incomplete, newSeries };
+      return {
+        seq,
+        systemTokens,
+        supersededSystemTokens,
+        toolsTokens,
+        messageTokens,
+        totalTokens,
+        incomplete,
+        newSeries,
+      };
     }
     if (usage < 0) {
       return {
-        seq, systemTokens, supersededSystemTokens, toolsTokens, messageTokens, totalTokens, incomplete, answerSeq, newSeries,
+        seq,
+        systemTokens,
+        supersededSystemTokens,
+        toolsTokens,
+        messageTokens,
+        totalTokens,
+        incomplete,
+        answerSeq,
+        newSeries,
       };
     }
     return {
-      seq, systemTokens, supersededSystemTokens, toolsTokens, messageTokens, totalTokens, incomplete, answerSeq,
-      usage: this.values[usage], newSeries,
+      seq,
+      systemTokens,
+      supersededSystemTokens,
+      toolsTokens,
+      messageTokens,
+      totalTokens,
+      incomplete,
+      answerSeq,
+      usage: this.values[usage],
+      newSeries,
     };
   }
   node() {
