@@ -8,7 +8,8 @@
 // that crosses as JSON is tag 0 and its length).
 import assert from "node:assert/strict";
 import test from "node:test";
-import { promptfoldPackBatch } from "../../src/wasm/js/pack.js";
+import { jsonLength, promptfoldPackBatch } from "../../src/wasm/js/pack.js";
+import { random } from "./kit/session.mjs";
 
 const decoder = new TextDecoder();
 
@@ -216,4 +217,116 @@ test("numbers past the room, and a memory that grows while packing, stay exact",
   });
   assert.equal(grown.inWasm, true);
   assert.deepEqual(unpack(grown), expected);
+});
+
+// jsonLength walks plain data without writing it; whatever the value, it must equal
+// JSON.stringify's length (null's for what JSON leaves out, -1 when JSON cannot write it).
+test("jsonLength equals JSON.stringify's length on random and odd values", () => {
+  const rand = random(0x5eed);
+  const pick = (items) => items[Math.floor(rand() * items.length)];
+  const characters = [
+    "a",
+    "é",
+    "日",
+    '"',
+    "\\",
+    "\n",
+    "\t",
+    "\b",
+    "\f",
+    "\r",
+    "\u0000",
+    "\u001f",
+    "\u007f",
+    "\u2028",
+    "😀",
+    "\ud83d",
+    "\ude00",
+    " ",
+    "/",
+    "<",
+  ];
+  const text = () => Array.from({ length: Math.floor(rand() * 12) }, () => pick(characters)).join("");
+  const numbers = [
+    0,
+    -0,
+    1,
+    -1,
+    9,
+    10,
+    99,
+    100,
+    12345,
+    -98765,
+    2 ** 53 - 1,
+    -(2 ** 53 - 1),
+    2 ** 53,
+    1e21,
+    1e-7,
+    0.1,
+    -1.5e300,
+    5e-324,
+    Number.MAX_VALUE,
+    Number.NaN,
+    Infinity,
+    -Infinity,
+    999999999999999,
+    1e15,
+    1e16,
+  ];
+  const date = new Date(0);
+  const value = (depth) => {
+    const kind = Math.floor(rand() * (depth > 4 ? 6 : 10));
+    switch (kind) {
+      case 0:
+        return text();
+      case 1:
+        return pick(numbers) * (rand() < 0.3 ? rand() : 1);
+      case 2:
+        return rand() < 0.5;
+      case 3:
+        return null;
+      case 4:
+        return pick([undefined, () => 1, Symbol("s"), date, new String("boxed"), { toJSON: () => "t" }]);
+      case 5:
+        return Math.floor(rand() * 1e6);
+      case 6:
+      case 7:
+        return Array.from({ length: Math.floor(rand() * 5) }, () => value(depth + 1));
+      default: {
+        const record = rand() < 0.1 ? Object.create(null) : {};
+        for (let i = Math.floor(rand() * 5); i > 0; i--)
+          record[pick([text(), "type", "10", "2", "text"])] = value(depth + 1);
+        return record;
+      }
+    }
+  };
+  for (let i = 0; i < 20000; i++) {
+    const v = value(0);
+    assert.equal(jsonLength(v), (JSON.stringify(v) ?? "null").length, JSON.stringify(v));
+  }
+  const cyclic = { a: [1] };
+  cyclic.a.push(cyclic);
+  let deep = [];
+  for (let i = 0; i < 200; i++) deep = [deep, { k: "\n" }];
+  const sparse = [1, 2, 3];
+  delete sparse[1];
+  for (const odd of [
+    cyclic,
+    { big: 1n },
+    1n,
+    deep,
+    sparse,
+    [undefined, () => 1],
+    { a: undefined },
+    Object.assign([1], { x: 2 }),
+  ]) {
+    let expected;
+    try {
+      expected = (JSON.stringify(odd) ?? "null").length;
+    } catch {
+      expected = -1;
+    }
+    assert.equal(jsonLength(odd), expected);
+  }
 });
