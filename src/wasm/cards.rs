@@ -40,15 +40,15 @@ fn pack_key(key: &CardKey, out: &mut Outgoing) {
 }
 
 /// Converts a change report to the plain JS object the serializer would make (the same members
-/// in the same order; absent turns and steps are `undefined`).
-pub(crate) fn change_to_js(change: &ConversationChange, kept: &mut KeptTexts) -> JsValue {
+/// in the same order; absent turns and steps are `undefined`). Its texts are made anew: only
+/// `views()` keeps strings, so a conversation that is never viewed keeps none.
+pub(crate) fn change_to_js(change: &ConversationChange) -> JsValue {
     let chat = &change.chat;
     let cards = chat.added.len().saturating_add(chat.changed.len());
-    let mut out = Outgoing::keeping_texts(
+    let mut out = Outgoing::with_capacity(
         cards
             .saturating_mul(CARD_SLOTS)
             .saturating_add(chat.removed.len().saturating_mul(2)),
-        kept,
     );
     cache::sharing(|| {
         for card in chat.added.iter().chain(&chat.changed) {

@@ -32,8 +32,8 @@ pub struct JsConversation {
     session: JsValue,
     /// Text given to `feed` as strings: a string may end inside a character.
     fed: FedText,
-    /// The JS strings of the window's texts, kept for the next call (a `Cell`: `views` takes
-    /// `&self`).
+    /// The JS strings of the texts `views` handed out, kept for its next call (a `Cell`:
+    /// `views` takes `&self`).
     texts: Cell<KeptTexts>,
 }
 
@@ -193,7 +193,7 @@ impl JsConversation {
         if call == Call::Load {
             self.texts.get_mut().clear();
         }
-        Ok(super::cards::change_to_js(&change, self.texts.get_mut()))
+        Ok(super::cards::change_to_js(&change))
     }
 }
 
@@ -291,7 +291,7 @@ impl JsConversation {
                 self.session = value_to_js(header).unwrap_or(JsValue::UNDEFINED);
             }
         }
-        Ok(super::cards::change_to_js(&change, self.texts.get_mut()))
+        Ok(super::cards::change_to_js(&change))
     }
 
     /// The session header the log began with (its first row, as given), `undefined` without
