@@ -34,7 +34,7 @@ impl KeptTexts {
     /// The JS string of `text`: kept from an earlier call, or made now and kept.
     pub fn string(&mut self, text: &Rc<str>) -> &JsValue {
         let key = Rc::as_ptr(text).cast::<u8>() as usize;
-        if !self.strings.contains_key(&key) && self.strings.len() >= self.sweep_at {
+        if self.strings.len() >= self.sweep_at && !self.strings.contains_key(&key) {
             self.sweep();
         }
         let (_, value) = self

@@ -231,8 +231,7 @@ impl Analysis {
 
     /// Whether the trajectory view differs from `other`'s, request contexts included.
     pub fn trajectory_differs(&self, other: &Analysis) -> bool {
-        self.trajectory.differs(&other.trajectory)
-            || self.request_contexts() != other.request_contexts()
+        self.trajectory.differs(&other.trajectory) || self.request_contexts_differ(other)
     }
 
     /// All chat cards, in chat order.
@@ -254,9 +253,11 @@ impl Analysis {
         trajectory
     }
 
-    /// The context of every request.
-    fn request_contexts(&self) -> Vec<RequestContext> {
-        self.surface.requests().map(request_context).collect()
+    /// Whether any request's context differs from `other`'s (compared as they are read, with
+    /// no list of either).
+    pub(crate) fn request_contexts_differ(&self, other: &Analysis) -> bool {
+        let mine = self.surface.requests().map(request_context);
+        !mine.eq(other.surface.requests().map(request_context))
     }
 
     /// The context of the last request, which appended events may change.

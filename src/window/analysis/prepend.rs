@@ -45,7 +45,7 @@ impl Analysis {
         // The surface fold converges with no walk: every later context holds the page's nodes.
         new.surface = crate::fold::surface::SurfaceFold::new(new.window_start);
         new.surface.extend(page.iter().chain(window));
-        let contexts_changed = self.request_contexts() != new.request_contexts();
+        let contexts_changed = self.request_contexts_differ(&new);
         let change = match joined {
             Some(through) => ConversationChange {
                 trajectory_changed: new.splice(self, through) || contexts_changed,
