@@ -53,6 +53,7 @@
 
 mod error;
 mod fold;
+mod front_vec;
 mod input;
 mod pair_hash;
 mod room;

@@ -7,6 +7,7 @@
 //!   ([`Plan::from_bytes`]), built into JSON events by [`build`].
 //! - [`hostile`]: invalid and hostile text made from those logs ([`hostile_text`]).
 //! - [`random`]: where the random choices come from.
+//! - [`surface_refolds`]: how many prepends folded the whole surface again.
 #![allow(
     missing_docs,
     clippy::unwrap_used,
@@ -27,3 +28,9 @@ pub use log::{
     array_text, build, lines_text, log_and_cut, parse, plan, plan_with, replace_first_log,
     valid_log, Action, Opening, Plan, MAX_SAFE,
 };
+
+/// The prepends on this thread whose surface fold folded the whole window again (a replay
+/// found an endpoint the page moved; see docs/context.md), since the thread started.
+pub fn surface_refolds() -> u64 {
+    crate::fold::surface::REFOLDS.with(std::cell::Cell::get)
+}

@@ -3,4 +3,3 @@
 
 pub(crate) mod analysis;
 pub(crate) mod conversation;
-pub(crate) mod front_vec;

@@ -418,6 +418,65 @@ fn by_pieces(events: &[SessionEvent], cut: usize, live: usize, page: usize) -> C
     conversation
 }
 
+/// Loading a window, then prepending the older events and appending the newer ones in turns,
+/// in pieces of several sizes, gives every seq's context, the views and the totals of a fresh
+/// load; and almost every prepend is taken apart without folding the surface again (the
+/// fallback is counted by the test kit).
+#[test]
+fn prepends_between_appends_equal_a_fresh_load() {
+    let mut prepends = 0u64;
+    let refolds_before = gen::surface_refolds();
+    for seed in 0..120 {
+        let events = gen::parse(&gen::build(&gen::Plan::seeded(seed, 40)), false);
+        let mut fresh = Conversation::new();
+        fresh.load(events.clone(), false).unwrap();
+        for cut in 1..events.len() {
+            for page in [1, 3, 8] {
+                let mut end = (cut + (events.len() - cut) / 2).max(cut + 1);
+                let mut conversation = Conversation::new();
+                conversation.load(events[cut..end].to_vec(), true).unwrap();
+                let mut start = cut;
+                while start > 0 || end < events.len() {
+                    if start > 0 {
+                        let from = start.saturating_sub(page);
+                        conversation
+                            .prepend(events[from..start].to_vec(), from > 0)
+                            .unwrap();
+                        prepends += 1;
+                        start = from;
+                    }
+                    let to = (end + page).min(events.len());
+                    if to > end {
+                        conversation.append(events[end..to].to_vec()).unwrap();
+                    }
+                    end = to;
+                }
+                let case = format!("seed {seed} cut {cut} page {page}");
+                for event in &events {
+                    assert_eq!(
+                        conversation.context_at(event.seq),
+                        fresh.context_at(event.seq),
+                        "{case} seq {}",
+                        event.seq
+                    );
+                }
+                assert_eq!(conversation.views(), fresh.views(), "{case}");
+                assert_eq!(
+                    conversation.context_totals(),
+                    fresh.context_totals(),
+                    "{case}"
+                );
+            }
+        }
+    }
+    let refolds = gen::surface_refolds() - refolds_before;
+    eprintln!("{refolds} of {prepends} prepends folded the surface again");
+    assert!(
+        refolds * 20 < prepends,
+        "{refolds} of {prepends} prepends folded again"
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(160))]
 

@@ -8,7 +8,8 @@
 //! loaded: 5 x 1,000 events, 7 x 10,000, 8,000, then 1,000-event pages (the pages of
 //! `bench/js/measure.mjs pf-prepend`). Prints one JSON line per call: the window size before it,
 //! the page size, the time in ms (median of `--runs` runs of the whole sequence, default 5)
-//! and the number of cards the change reports.
+//! and the number of cards the change reports; then one line with the number of prepends whose
+//! surface fold folded the whole window again (docs/context.md), over every run.
 // Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
 #![allow(
     clippy::unwrap_used,
@@ -39,6 +40,7 @@ fn main() {
         let text = std::fs::read_to_string(&path).expect("readable workload");
         let events = parse_events(&text).expect("valid workload");
         let mut rows: Vec<(usize, usize, Vec<f64>, usize)> = Vec::new();
+        let refolds_before = promptfold::testkit::surface_refolds();
         for _ in 0..runs {
             for (row, (window, loaded, ms, cards)) in prepend_all(&events).into_iter().enumerate() {
                 match rows.get_mut(row) {
@@ -47,6 +49,7 @@ fn main() {
                 }
             }
         }
+        let refolds = promptfold::testkit::surface_refolds() - refolds_before;
         for (window, loaded, mut times, cards) in rows {
             times.sort_by(f64::total_cmp);
             let ms = times.get(times.len() / 2).copied().unwrap_or(f64::NAN);
@@ -54,6 +57,7 @@ fn main() {
                 "{{\"file\":{path:?},\"window\":{window},\"loaded\":{loaded},\"ms\":{ms:.3},\"cards\":{cards}}}"
             );
         }
+        println!("{{\"file\":{path:?},\"surfaceRefolds\":{refolds}}}");
     }
 }
 

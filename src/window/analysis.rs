@@ -231,7 +231,12 @@ impl Analysis {
 
     /// Whether the trajectory view differs from `other`'s, request contexts included.
     pub fn trajectory_differs(&self, other: &Analysis) -> bool {
-        self.trajectory.differs(&other.trajectory) || self.request_contexts_differ(other)
+        self.trajectory_differs_apart_from_contexts(other) || self.request_contexts_differ(other)
+    }
+
+    /// Whether the trajectory view differs from `other`'s, request contexts left aside.
+    pub fn trajectory_differs_apart_from_contexts(&self, other: &Analysis) -> bool {
+        self.trajectory.differs(&other.trajectory)
     }
 
     /// All chat cards, in chat order.

@@ -3,6 +3,7 @@
 use crate::error::Error;
 use crate::fold::request::RequestPromptInspection;
 use crate::fold::SystemPromptState;
+use crate::front_vec::{FrontVec, Spare};
 use crate::input::event::{EventKind, Seq, SessionEvent, TurnField};
 use crate::input::intern::JsonInterner;
 use crate::input::json::JsonValue;
@@ -13,7 +14,6 @@ use crate::views::context::{Context, ContextBreakdown, ContextTotals};
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
 use crate::window::analysis::compare::compare;
 use crate::window::analysis::{Analysis, Delta};
-use crate::window::front_vec::{FrontVec, Spare};
 
 mod diffs;
 

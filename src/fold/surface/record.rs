@@ -60,9 +60,6 @@ pub(super) struct Record {
     entries: Versioned<Entry>,
     /// Surviving entries by (position, seq).
     order: Index,
-    /// Surviving entries that sit in place of others (their position is not their seq), by
-    /// `(seq, 0)`.
-    moved: Index,
     /// Surviving system nodes whose cost is above 0, by (position, seq), with their cost.
     systems: Index,
     sums: Sums,
@@ -79,14 +76,17 @@ impl Record {
         self.entries.advance(&[&self.order])
     }
 
-    /// The position of the surviving node `seq` when it sits in place of others.
-    pub fn moved(&self, seq: Seq) -> Option<Seq> {
-        let index = self.moved.get(&(seq, 0))?;
-        self.entries.get(*index).map(|entry| entry.position)
+    /// Whether an entry survives at the tip with its position in `[from, to]`.
+    pub fn holds_any(&self, from: Seq, to: Seq) -> bool {
+        from <= to
+            && (self.order.range((from, Seq::MIN)..=(to, Seq::MAX)))
+                .next()
+                .is_some()
     }
 
-    /// Drops every entry whose position is in `[from, to]`.
-    pub fn drop_range(&mut self, from: Seq, to: Seq) {
+    /// Drops every entry whose position is in `[from, to]`, telling `dropped` the
+    /// `(position, seq)` of each.
+    pub fn drop_range(&mut self, from: Seq, to: Seq, dropped: &mut dyn FnMut((Seq, Seq))) {
         if from > to {
             return;
         }
@@ -95,7 +95,13 @@ impl Record {
         {
             self.order.remove(&key);
             self.kill(key, index);
+            dropped(key);
         }
+    }
+
+    /// The `(position, seq)` of every entry surviving at the tip, in surface order.
+    pub fn tip_keys(&self) -> impl Iterator<Item = (Seq, Seq)> + '_ {
+        self.order.keys().copied()
     }
 
     /// Adds the entry of event `seq` at `position`.
@@ -112,9 +118,6 @@ impl Record {
             node,
         });
         self.order.insert(key, index);
-        if position != seq {
-            self.moved.insert((seq, 0), index);
-        }
         match node {
             Some(NodeType::System) => {
                 self.sums.system = self.sums.system.saturating_add(tokens);
@@ -138,9 +141,6 @@ impl Record {
         let Some(entry) = self.entries.kill(index).copied() else {
             return;
         };
-        if entry.position != entry.seq {
-            self.moved.remove(&(entry.seq, 0));
-        }
         match entry.node {
             Some(NodeType::System) => {
                 self.sums.system = self.sums.system.saturating_sub(entry.tokens);
@@ -222,6 +222,9 @@ mod tests {
         let mut record = Record::default();
         let mut seen = vec![tip(&record).0];
         let mut next = seeded(17);
+        // The positions of surviving entries that sit in place of others, by seq.
+        let mut moved = std::collections::HashMap::new();
+        let mut dropped = Vec::new();
         for seq in 1..4000 {
             record.advance();
             let node = TYPES[next(6) as usize];
@@ -230,11 +233,19 @@ mod tests {
                 0..=4 => record.add(seq, seq, node, tokens),
                 5..=8 => {
                     let from = seq - 1 - next(20) as Seq;
-                    let from = record.moved(from).unwrap_or(from);
-                    record.drop_range(from, from + next(3) as Seq);
+                    let from = moved.get(&from).copied().unwrap_or(from);
+                    let to = from + next(3) as Seq;
+                    record.drop_range(from, to, &mut |key| dropped.push(key));
                     record.add(from, seq, node, tokens);
+                    moved.insert(seq, from);
                 }
-                _ => record.drop_range(seq - 1 - next(2000) as Seq, seq),
+                _ => {
+                    let from = seq - 1 - next(2000) as Seq;
+                    record.drop_range(from, seq, &mut |key| dropped.push(key));
+                }
+            }
+            for (_, seq) in dropped.drain(..) {
+                moved.remove(&seq);
             }
             let (nodes, sums) = tip(&record);
             assert_eq!(record.sums(), sums, "seq {seq}");

@@ -16,7 +16,7 @@ use super::{Analysis, Delta};
 use crate::input::event::{Seq, SessionEvent};
 use crate::views::location::Locator;
 use crate::views::ConversationChange;
-use crate::window::analysis::compare::{compare, compare_chat};
+use crate::window::analysis::compare::compare_chat;
 
 impl Analysis {
     /// Makes this the analysis of `page` followed by `window`, the events it walked (all newer
@@ -42,17 +42,22 @@ impl Analysis {
                 break;
             }
         }
-        // The surface fold converges with no walk: every later context holds the page's nodes.
-        new.surface = crate::fold::surface::SurfaceFold::new(new.window_start);
-        new.surface.extend(page.iter().chain(window));
-        let contexts_changed = self.request_contexts_differ(&new);
+        // The surface fold takes the page by itself (see `SurfaceFold::prepend`).
+        let mut surface = std::mem::take(&mut self.surface);
+        let contexts_changed = surface.prepend(page, window);
+        new.surface = surface;
         let change = match joined {
             Some(through) => ConversationChange {
                 trajectory_changed: new.splice(self, through) || contexts_changed,
                 chat: compare_chat(self, &new),
                 torn_tail: None,
             },
-            None => compare(self, &new),
+            None => ConversationChange {
+                trajectory_changed: self.trajectory_differs_apart_from_contexts(&new)
+                    || contexts_changed,
+                chat: compare_chat(self, &new),
+                torn_tail: None,
+            },
         };
         *self = new;
         change

@@ -6,7 +6,7 @@
 //! for about half as many again before them, so a run of prepends costs O(items prepended) on
 //! the whole, like pushes at the end of a `Vec`.
 
-use std::ops::Deref;
+use std::ops::{Deref, DerefMut};
 
 /// A list of items with spare room before the first one; it reads as a slice.
 #[derive(Clone)]
@@ -44,6 +44,13 @@ impl<T> Deref for FrontVec<T> {
     }
 }
 
+impl<T> DerefMut for FrontVec<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        let start = self.start;
+        self.slots.get_mut(start..).unwrap_or_default()
+    }
+}
+
 impl<T: std::fmt::Debug> std::fmt::Debug for FrontVec<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.iter()).finish()
@@ -60,6 +67,16 @@ impl<T: Spare> FrontVec<T> {
     /// Adds `items` after the last item.
     pub fn extend(&mut self, items: Vec<T>) {
         self.slots.extend(items);
+    }
+
+    /// Drops the first `count` items (all of them when there are fewer): their slots join the
+    /// room, holding stand-ins again.
+    pub fn drop_front(&mut self, count: usize) {
+        let end = self.start.saturating_add(count).min(self.slots.len());
+        for slot in self.slots.get_mut(self.start..end).unwrap_or_default() {
+            *slot = T::spare();
+        }
+        self.start = end;
     }
 
     /// Puts `items` before the first item. Costs O(`items.len()`) while the room before the
@@ -86,6 +103,22 @@ impl<T: Spare> FrontVec<T> {
 }
 
 impl<T> FrontVec<T> {
+    /// Adds `item` after the last item.
+    pub fn push(&mut self, item: T) {
+        self.slots.push(item);
+    }
+
+    /// Room for `additional` more items after the last one.
+    pub fn reserve(&mut self, additional: usize) {
+        self.slots.reserve(additional);
+    }
+
+    /// The items, as a `Vec` of their own size.
+    pub fn into_vec(mut self) -> Vec<T> {
+        self.release_room();
+        self.slots
+    }
+
     /// Gives the room before the items back: the items move once into an allocation of their
     /// own size. For when no more prepends will come.
     pub fn release_room(&mut self) {
@@ -126,7 +159,7 @@ mod tests {
 
     #[test]
     fn prepends_before_the_items_and_reads_as_one_slice() {
-        let mut list = FrontVec::from(vec![5, 6, 7]);
+        let mut list = FrontVec::from(vec![5u32, 6, 7]);
         list.prepend(vec![3, 4]);
         assert_eq!(*list, [3, 4, 5, 6, 7]);
         list.extend(vec![8, 9]);
@@ -144,7 +177,7 @@ mod tests {
 
     #[test]
     fn releasing_the_room_keeps_the_items() {
-        let mut list = FrontVec::from(vec![5, 6]);
+        let mut list = FrontVec::from(vec![5u32, 6]);
         list.prepend(vec![3, 4]);
         list.prepend(vec![2]);
         assert!(list.slots.len() > list.len());
@@ -198,5 +231,28 @@ mod tests {
         assert_eq!(Rc::strong_count(&item), 2);
         drop(list);
         assert_eq!(Rc::strong_count(&item), 1);
+    }
+
+    #[test]
+    fn drops_from_the_front_and_takes_the_room_again() {
+        let mut list = FrontVec::from(vec![Rc::new(5), Rc::new(6), Rc::new(7)]);
+        let first = Rc::clone(&list[0]);
+        list.drop_front(2);
+        assert_eq!(*list, [Rc::new(7)]);
+        // The dropped item's slot holds a stand-in, not the item.
+        assert_eq!(Rc::strong_count(&first), 1);
+        list.prepend(vec![Rc::new(3), Rc::new(4)]);
+        assert_eq!(list.slots.len(), 3, "the page went into the room");
+        list.push(Rc::new(8));
+        for item in list.iter_mut() {
+            *item = Rc::new(**item * 10);
+        }
+        assert_eq!(*list, [Rc::new(30), Rc::new(40), Rc::new(70), Rc::new(80)]);
+        list.drop_front(9);
+        assert!(list.is_empty());
+        let mut numbers = FrontVec::from(vec![2u32]);
+        numbers.reserve(4);
+        numbers.prepend(vec![1]);
+        assert_eq!(numbers.into_vec(), vec![1, 2]);
     }
 }
