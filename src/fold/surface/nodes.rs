@@ -282,21 +282,22 @@ impl NodeFold {
         let page_states = low.seqs.len();
         let ceiling = self.segments.ceiling();
         let mut first_unknown = None;
+        // What the page's segment above its lowest holds after the page, then after each
+        // replay: it is below every kept segment, so each kept state gains what it held then.
+        let mut held = low.upper.last().copied().unwrap_or_default();
+        let mut replayed = Vec::with_capacity(self.low_replaces.len());
         for replace in &self.low_replaces {
             match low.replay(replace, ceiling) {
                 None => return false,
                 Some(true) if first_unknown.is_none() => first_unknown = Some(replace.seq),
                 Some(_) => {}
             }
+            replayed.push((replace.seq, low.segments.upper_tip_sums()));
         }
-        // The page's segment above its lowest is below every kept one: it adds to each kept
-        // state what it held then.
-        let (changed_at, page_sums) = low.segments.second_history();
         let mut next = 0;
-        let mut held = Sums::default();
         for (seq, kept) in self.seqs.iter().zip(self.upper.iter_mut()) {
-            while changed_at.get(next).is_some_and(|changed| changed <= seq) {
-                held = page_sums.get(next).copied().unwrap_or_default();
+            while let Some((_, sums)) = replayed.get(next).filter(|(at, _)| at <= seq) {
+                held = *sums;
                 next = next.saturating_add(1);
             }
             *kept = combine(*kept, held);

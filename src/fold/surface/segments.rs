@@ -18,7 +18,8 @@ struct Segment {
     /// The seq of each event that changed the segment, ascending: version `i + 1` of the record
     /// is the segment after `changed_at[i]`.
     changed_at: Vec<Seq>,
-    /// The sums of each version from 1 on.
+    /// The sums of each version from 1 on, kept for the lowest segment only (the others' are
+    /// summed in the node fold's states).
     sums: Vec<Sums>,
 }
 
@@ -39,7 +40,9 @@ impl Segment {
             );
             self.record.advance();
             self.changed_at.push(seq);
-            self.sums.push(self.record.sums());
+            if self.floor == Seq::MIN {
+                self.sums.push(self.record.sums());
+            }
         }
     }
 
@@ -221,13 +224,5 @@ impl Segments {
         }
         below.append(&mut self.list);
         self.list = below;
-    }
-
-    /// The seq and the sums of every version of the segment above the lowest, ascending.
-    pub fn second_history(&self) -> (&[Seq], &[Sums]) {
-        match self.list.get(1) {
-            Some(segment) => (&segment.changed_at, &segment.sums),
-            None => (&[], &[]),
-        }
     }
 }
