@@ -4,10 +4,11 @@
 //! A prepend folds the page into new segments below the window start, replays there the few
 //! window replaces whose endpoints the page can move (an endpoint below the window start, or a
 //! node the window placed there), and keeps every other segment: its cost follows the page and
-//! those replaces, plus a pass of additions over the kept states, not a fold of the window. A replace's effect above the window start depends on the
-//! page only through where its endpoints sit; when a replay finds one that sits elsewhere than
-//! the window thought (a node placed below the start, dropped there by a range that the page
-//! moves, may survive), the prepend is not taken apart and the caller folds everything again.
+//! those replaces, plus a pass of additions over the kept states, not a fold of the window. A
+//! replace's effect above the window start depends on the page only through where its endpoints
+//! sit; when a replay finds one that sits elsewhere than the window thought (a node placed below
+//! the start, dropped there by a range that the page moves, may survive), the prepend is not
+//! taken apart and the caller folds everything again.
 
 use super::record::{NodeType, Sums, Survivor};
 use super::segments::{combine, Segments};
@@ -40,14 +41,12 @@ pub(super) struct NodeFold {
 /// A replace whose endpoints a prepend's page can move, as a prepend replays it.
 #[derive(Clone, Copy, Debug)]
 struct LowReplace {
-    seq: Seq,
+    by: Replacing,
     start: Seq,
     end: Seq,
     /// The positions its endpoints had when it was folded.
     from: Seq,
     to: Seq,
-    node: Option<NodeType>,
-    tokens: u32,
 }
 
 impl NodeFold {
@@ -141,13 +140,11 @@ impl NodeFold {
         let born_low = |seq: &Seq| self.low_born.binary_search(seq).is_ok();
         if from < ceiling || to < ceiling || born_low(&start) || born_low(&end) {
             self.low_replaces.push(LowReplace {
-                seq: replacing.seq,
+                by: *replacing,
                 start,
                 end,
                 from,
                 to,
-                node: replacing.node,
-                tokens: replacing.tokens,
             });
         }
         self.segments.drop_range(replacing.seq, from, to);
@@ -183,13 +180,8 @@ impl NodeFold {
         if !same_node || above(from, to) != above(replace.from, replace.to) {
             return None;
         }
-        let replacing = Replacing {
-            seq: replace.seq,
-            node: replace.node,
-            tokens: replace.tokens,
-        };
         self.apply(
-            &replacing,
+            &replace.by,
             replace.start,
             replace.end,
             (from, to),
@@ -289,10 +281,10 @@ impl NodeFold {
         for replace in &self.low_replaces {
             match low.replay(replace, ceiling) {
                 None => return false,
-                Some(true) if first_unknown.is_none() => first_unknown = Some(replace.seq),
+                Some(true) if first_unknown.is_none() => first_unknown = Some(replace.by.seq),
                 Some(_) => {}
             }
-            replayed.push((replace.seq, low.segments.upper_tip_sums()));
+            replayed.push((replace.by.seq, low.segments.upper_tip_sums()));
         }
         let mut next = 0;
         for (seq, kept) in self.seqs.iter().zip(self.upper.iter_mut()) {
@@ -331,6 +323,7 @@ impl NodeFold {
 }
 
 /// The event a replace belongs to, and its node.
+#[derive(Clone, Copy, Debug)]
 struct Replacing {
     seq: Seq,
     node: Option<NodeType>,
