@@ -2,8 +2,6 @@
 //! or, without one, by its JSON text; the n-th tool of a name pairs with the n-th of the same
 //! name in the other list, and a pair whose JSON texts differ is changed.
 
-use std::collections::HashMap;
-
 use crate::input::event::RequestHeader;
 use crate::input::json::stringify::js_stringify;
 use crate::input::json::JsonValue;
@@ -54,38 +52,27 @@ pub(super) fn compare(
     }
     let old = list(before);
     let new = list(after);
-    // The JSON texts of each name in the old list, in order, consumed as the new list pairs them.
-    let mut unpaired: HashMap<&str, std::collections::VecDeque<&str>> = HashMap::new();
-    for (name, text) in &old {
-        unpaired.entry(name).or_default().push_back(text);
-    }
+    // Tool lists are short: a linear search per tool keeps the module small.
+    let mut paired = vec![false; old.len()];
     let mut changes = ToolChanges::default();
     for (name, text) in &new {
-        match unpaired
-            .get_mut(name.as_str())
-            .and_then(|texts| texts.pop_front())
-        {
-            Some(old_text) if old_text != text => changes.changed.push(name.clone()),
-            Some(_) => {}
+        let partner = old
+            .iter()
+            .zip(paired.iter_mut())
+            .find(|((old_name, _), paired)| !**paired && old_name == name);
+        match partner {
+            Some(((_, old_text), paired)) => {
+                *paired = true;
+                if old_text != text {
+                    changes.changed.push(name.clone());
+                }
+            }
             None => changes.added.push(name.clone()),
         }
     }
-    // What the new list left unpaired was removed: the last tools of each name.
-    let mut totals: HashMap<&str, usize> = HashMap::new();
-    for (name, _) in &old {
-        let total = totals.entry(name).or_default();
-        *total = total.saturating_add(1);
-    }
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    for (name, _) in &old {
-        let index = seen.entry(name).or_default();
-        let this = *index;
-        *index = index.saturating_add(1);
-        let remaining = unpaired.get(name.as_str()).map_or(0, |texts| texts.len());
-        let paired = totals
-            .get(name.as_str())
-            .map_or(0, |total| total.saturating_sub(remaining));
-        if this >= paired {
+    // The first tools of a name pair first, so the unpaired ones are the last of their name.
+    for ((name, _), paired) in old.iter().zip(&paired) {
+        if !paired {
             changes.removed.push(name.clone());
         }
     }
