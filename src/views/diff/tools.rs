@@ -1,8 +1,10 @@
 //! Tools compared by name, and config compared member by member.
 //!
-//! A tool's name is its `name` string, else its `function.name` string (the OpenAI shape), else
-//! `#i` for the tool at index `i` of its list. Tools are paired by name, the n-th tool of a name
-//! with the n-th of the same name; a paired tool whose `JSON.stringify(tool, null, 2)` text
+//! A tool's name is the crate's one rule (`views::tool_name`: its `name` string, else its
+//! `function.name` string, else the tool itself when it is a string), else `#i` for the tool at
+//! index `i` of its list. Tools are paired by name, the n-th tool of a name with the n-th of the
+//! same name, and a tool without a name with the one at its index that has none either (never
+//! with a tool that is really named `#i`); a paired tool whose `JSON.stringify(tool, null, 2)` text
 //! differs is `changed` and gets the line diff of those texts, an unpaired one is `added` or
 //! `removed` (its whole text added or removed). So a renamed tool is removed and added.
 
@@ -10,6 +12,8 @@ use std::rc::Rc;
 
 use crate::input::json::stringify::{js_stringify, js_stringify_pretty};
 use crate::input::json::{JsonObject, JsonValue};
+
+use crate::views::tool_name::tool_name;
 
 use super::lines::{diff_lines, TextDiff};
 use super::pairing::pair_by_name;
@@ -76,12 +80,12 @@ pub fn compare_tools(old: &JsonValue, new: &JsonValue) -> ToolsDiff {
     if old_tools.len() == new_tools.len() && old_tools.iter().zip(new_tools).all(|(a, b)| a == b) {
         return ToolsDiff::default();
     }
-    let old_names = names(old_tools);
-    let new_names = names(new_tools);
-    fn borrowed(names: &[String]) -> Vec<&str> {
-        names.iter().map(String::as_str).collect()
+    let (old_names, old_keys) = names(old_tools);
+    let (new_names, new_keys) = names(new_tools);
+    fn borrowed(keys: &[String]) -> Vec<&str> {
+        keys.iter().map(String::as_str).collect()
     }
-    let partners = pair_by_name(&borrowed(&old_names), &borrowed(&new_names));
+    let partners = pair_by_name(&borrowed(&old_keys), &borrowed(&new_keys));
     let mut paired = vec![false; old_tools.len()];
     let mut order: Vec<usize> = Vec::new();
     let mut result = ToolsDiff::default();
@@ -133,21 +137,18 @@ fn tools(value: &JsonValue) -> &[JsonValue] {
     }
 }
 
-/// Each tool's name (see the module documentation).
-fn names(tools: &[JsonValue]) -> Vec<String> {
+/// Each tool's name as the diff shows it (see the module documentation), and the key it is
+/// paired by: `=` and the name for a named tool, `#i` for one without a name, so the two kinds
+/// never pair with each other.
+fn names(tools: &[JsonValue]) -> (Vec<String>, Vec<String>) {
     tools
         .iter()
         .enumerate()
-        .map(|(at, tool)| {
-            let named = |value: Option<&JsonValue>| match value {
-                Some(JsonValue::String(name)) => Some(name.to_string()),
-                _ => None,
-            };
-            named(tool.get("name"))
-                .or_else(|| named(tool.get("function").and_then(|f| f.get("name"))))
-                .unwrap_or_else(|| format!("#{at}"))
+        .map(|(at, tool)| match tool_name(tool) {
+            Some(name) => (name.to_owned(), format!("={name}")),
+            None => (format!("#{at}"), format!("#{at}")),
         })
-        .collect()
+        .unzip()
 }
 
 /// The config members whose JSON text differs: the old members in order, then the new ones.
