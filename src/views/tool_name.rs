@@ -19,13 +19,9 @@ pub(crate) fn tool_name(tool: &JsonValue) -> Option<&str> {
             _ => None,
         }
     }
+    let function_name = || tool.get("function")?.get("name");
     text(tool.get("name"))
-        .or_else(|| {
-            text(
-                tool.get("function")
-                    .and_then(|function| function.get("name")),
-            )
-        })
+        .or_else(|| text(function_name()))
         .or_else(|| text(Some(tool)))
 }
 
