@@ -1,10 +1,11 @@
-//! Two requests' tools compared by name (SPEC 11 item 2): a tool is known by its `name` string,
-//! or, without one, by its JSON text; the n-th tool of a name pairs with the n-th of the same
+//! Two requests' tools compared by name (SPEC 11 item 2): a tool is known by its name (the
+//! crate's one rule, `views::tool_name`), or, without one, by its JSON text; the n-th tool of a name pairs with the n-th of the same
 //! name in the other list, and a pair whose JSON texts differ is changed.
 
 use crate::input::event::RequestHeader;
 use crate::input::json::stringify::js_stringify;
 use crate::input::json::JsonValue;
+use crate::views::tool_name::tool_name;
 
 /// How two tool lists differ, each list of names in the order of the list it comes from.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -24,10 +25,7 @@ impl ToolChanges {
 /// A tool's name and JSON text.
 fn named(tool: &JsonValue) -> (String, String) {
     let text = js_stringify(tool);
-    let name = match tool.get("name") {
-        Some(JsonValue::String(name)) => String::from(&**name),
-        _ => text.clone(),
-    };
+    let name = tool_name(tool).map_or_else(|| text.clone(), str::to_owned);
     (name, text)
 }
 
@@ -110,5 +108,24 @@ mod tests {
         let e = header(r#"[{"name":"t","v":1}]"#);
         let changes = compare(Some(&d), Some(&e));
         assert_eq!((changes.removed.len(), changes.changed.len()), (1, 0));
+    }
+
+    #[test]
+    fn every_tool_shape_is_named_by_the_one_rule() {
+        // Plain names (issue 29): one added mid-list is that name, not its JSON text.
+        let a = header(r#"["read","subagent","subagent_fork"]"#);
+        let b = header(r#"["read","snapshot_ping","subagent","subagent_fork"]"#);
+        let changes = compare(Some(&a), Some(&b));
+        assert_eq!(changes.added, ["snapshot_ping"]);
+        assert!(changes.removed.is_empty() && changes.changed.is_empty());
+        // The OpenAI shape: new parameters change the tool, they do not replace it.
+        let c = header(r#"[{"type":"function","function":{"name":"run"}},"read"]"#);
+        let d = header(r#"[{"type":"function","function":{"name":"run","parameters":{}}},"read"]"#);
+        let changes = compare(Some(&c), Some(&d));
+        assert_eq!(changes.changed, ["run"]);
+        assert!(changes.added.is_empty() && changes.removed.is_empty());
+        // A plain name that becomes an object of the same name is changed.
+        let e = header(r#"[{"name":"read","p":1}]"#);
+        assert_eq!(compare(Some(&a), Some(&e)).changed, ["read"]);
     }
 }
