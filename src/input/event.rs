@@ -52,10 +52,14 @@ impl TurnField {
 /// An event type the interpreter distinguishes, with the payload it reads from that type.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EventKind {
-    /// `system/message`: the prompt text (every text block joined with `""`).
+    /// `system/message`: the prompt text (every text block joined with `""`) and the message's
+    /// estimated tokens.
     SystemMessage {
         /// The prompt text.
         text: Rc<str>,
+        /// The token meter's estimate of the whole message: its text blocks' text and its
+        /// other blocks' JSON (see `docs/context.md`).
+        tokens: u32,
     },
     /// `request/header`: the request's config, tools and reason.
     RequestHeader(Rc<RequestHeader>),
@@ -180,7 +184,7 @@ impl SessionEvent {
     /// The prompt text, when this is a `system/message` event.
     pub fn system_text(&self) -> Option<&Rc<str>> {
         match &self.kind {
-            EventKind::SystemMessage { text } => Some(text),
+            EventKind::SystemMessage { text, .. } => Some(text),
             _ => None,
         }
     }
