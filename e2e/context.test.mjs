@@ -174,7 +174,6 @@ test('the sample: answers report their usage, some with cache reads and some wit
     for (const { startSeq, context } of answered) {
       const { inputTokens, outputTokens, cacheReadTokens } = context.usage;
       for (const value of [inputTokens, outputTokens, cacheReadTokens]) assert.ok(Number.isSafeInteger(value) && value >= 0, `request ${startSeq}`);
-      assert.ok(cacheReadTokens <= inputTokens, `request ${startSeq}: reads no more than it sends`);
     }
     assert.ok(answered.some(({ context }) => context.usage.cacheReadTokens === 0) && answered.some(({ context }) => context.usage.cacheReadTokens > 0));
     assert.ok(answered.some(({ context }) => context.newSeries) && answered.some(({ context }) => !context.newSeries));

@@ -5,7 +5,8 @@
 // prefix. A request is read just before its answer (or before the next step start); the provider
 // reads the kept prefix from its cache in whole `block`-token units, and nothing when the request
 // comes more than `ttlMs` after the previous answer (it evicted the prefix meanwhile).
-// `inputTokens` counts every input token, the cache reads included (the harness's convention).
+// The counts are disjoint, as the harness reports them (docs/cache.md): `inputTokens` is the
+// input not read from the cache, so `inputTokens + cacheReadTokens` is the whole prompt.
 
 export const CACHE_TTL_MS = 5 * 60 * 1000;
 const SURFACE_TYPES = new Set(['system/message', 'user/message', 'assistant/message', 'tool/result', 'developer/message']);
@@ -96,7 +97,8 @@ export function addCacheUsage(log, { ttlMs = Infinity, block = CACHE_BLOCK } = {
         if (next.type === 'step/end' || next.type === 'step/start') break;
         if (next.type === 'tool/call') output += quarter(String(next.data?.name ?? '').length + String(next.data?.arguments ?? '').length) + 4;
       }
-      event.data.message.usage = { inputTokens: request.read.total, outputTokens: output, cacheReadTokens: request.read.cacheRead };
+      const { total, cacheRead } = request.read;
+      event.data.message.usage = { inputTokens: total - cacheRead, outputTokens: output, cacheReadTokens: cacheRead };
     }
     if (event.type === 'request/header') {
       const { header: { config = {}, tools } = {}, reason, startsSeries } = event.data;

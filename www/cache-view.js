@@ -275,17 +275,17 @@ export function renderCachePanel(box, headline, ledger, settings, onSettings) {
       `expected ${s.expectedHitRate === undefined ? 'unknown' : percent(s.expectedHitRate)}`,
       `observed ${s.observedHitRate === undefined ? 'unknown' : percent(s.observedHitRate)}`,
       `${fmt(s.brokenTokens)} tokens lost (${lostIn === 1 ? '1 cause' : `${fmt(lostIn)} causes`})`,
-      s.cost === undefined ? null : money(s.cost),
+      s.cost === undefined ? null : `${money(s.cost.total)}${s.cost.estimated ? ' est.' : ''}`,
     ].filter(Boolean).join(' · ');
   }
   const counts = s.observed?.counts ?? {};
   const rates = el('dl', { class: 'ctx-stats cache-stats', 'data-testid': 'cache-summary' },
     stat('expected hit rate (kept / sent)', s.expectedHitRate === undefined ? 'unknown'
-      : `${percent(s.expectedHitRate)} · ${fmt(s.keptTokens)} of ${fmt(s.totalTokens)} tokens, ${fmt(s.knownRequests)} of ${fmt(s.requests)} requests known`, 'cache-expected'),
-    stat('observed hit rate (cache read / input)', s.observedHitRate === undefined ? 'unknown'
-      : `${percent(s.observedHitRate)} · ${fmt(s.observed.cacheReadTokens)} of ${fmt(s.observed.inputTokens)} tokens, ${fmt(counts.cacheReadTokens ?? 0)} answers`, 'cache-observed'),
+      : `${percent(s.expectedHitRate)} · ${fmt(s.keptTokens)} of ${fmt(s.keptTokens + s.newTokens)} tokens, ${fmt(s.knownRequests)} of ${fmt(s.requests)} requests known`, 'cache-expected'),
+    stat('observed hit rate (cache read / all input)', s.observedHitRate === undefined ? 'unknown'
+      : `${percent(s.observedHitRate)} · ${fmt(s.observed.cacheReadTokens)} read, ${fmt(s.observed.inputTokens)} uncached, in ${fmt(counts.cacheReadTokens ?? 0)} answers`, 'cache-observed'),
     stat('tokens lost to breaks', fmt(s.brokenTokens), 'cache-broken-total'),
-    s.cost === undefined ? null : stat('cost of the window', money(s.cost), 'cache-cost-total'));
+    s.cost === undefined ? null : stat('cost of the window', `${money(s.cost.total)}${s.cost.estimated ? ' (partly estimated)' : ''}`, 'cache-cost-total'));
   const breaks = s.breaks ?? [];
   const priced = breaks.some((group) => group.cost !== undefined);
   const table = breaks.length

@@ -888,7 +888,8 @@ turnEnd();
 // request sends its route, its tools and its surface at its read point (just before its answer);
 // the provider reads from its cache the prefix kept since the previous request, in whole 64-token
 // blocks, and nothing after the session sat idle for more than CACHE_TTL_MS (it evicted the
-// prefix). `inputTokens` counts every input token, the cache reads included. The model is in
+// prefix). `inputTokens` is the input not read from the cache (the harness's counts are
+// disjoint). The model is in
 // scripts/cache-usage.mjs, shared with scripts/make-cache-session.mjs.
 
 addCacheUsage(events, { ttlMs: CACHE_TTL_MS });
