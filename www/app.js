@@ -182,6 +182,7 @@ function renderCache() {
     readLedger();
     renderTrajectory();
     renderCache();
+    renderSelection({ scroll: false });
   });
 }
 
