@@ -13,7 +13,7 @@ const number = new Intl.NumberFormat('en-GB');
 const fmt = (n) => number.format(Math.round(n));
 const percent = (rate) => `${(rate * 100).toFixed(1)}%`;
 /** Money with enough digits for fractions of a cent. */
-export const money = (amount) => `$${amount.toFixed(amount !== 0 && Math.abs(amount) < 0.01 ? 6 : 4)}`;
+export const money = (amount) => `${amount < 0 ? '-' : ''}$${Math.abs(amount).toFixed(amount !== 0 && Math.abs(amount) < 0.01 ? 6 : 4)}`;
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
