@@ -34,7 +34,16 @@ import {
   type TornTail,
   type SystemPromptNode,
   type SystemPromptState,
+  type SystemPromptStateData,
   type SystemPromptStateJson,
+  type TrajectoryRequest,
+  type ConfigDiff,
+  type ToolStatus,
+  type ToolsDiff,
+  type SystemDiff,
+  type TextDiff,
+  type ContextBreakdown,
+  type PromptSnapshot,
   type Views,
 } from "../../pkg/bundler/promptfold.js";
 
@@ -65,13 +74,27 @@ if (kind === "system-and-tools" || kind === "initial" || kind === "system" || ki
   // every ChangeKind is one of these
 }
 const lines: EventLine[] = conversation.lines();
-const firstState = lines[0]?.system;
+const firstState: SystemPromptStateData | undefined = lines[0]?.system;
 const uncertainLine: boolean | undefined = firstState?.uncertain;
+// "None" is `undefined` in what lines() gives, and `null` only in toJSON()'s JSON form.
+type NoneOf<T> = Exclude<T, object>;
+const noStateInLines: NoneOf<EventLine["system"]> = undefined;
+// @ts-expect-error lines() never gives null for "no state"
+const nullStateInLines: NoneOf<EventLine["system"]> = null;
+const noEffectiveInData: NoneOf<SystemPromptStateData["effective"]> = undefined;
+// @ts-expect-error the data form never gives null for "no prompt"
+const nullEffectiveInData: NoneOf<SystemPromptStateData["effective"]> = null;
+const noEffectiveInJson: NoneOf<SystemPromptStateJson["effective"]> = null;
+// @ts-expect-error the JSON form writes null, never undefined
+const undefinedEffectiveInJson: NoneOf<SystemPromptStateJson["effective"]> = undefined;
+void [noStateInLines, nullStateInLines, noEffectiveInData, nullEffectiveInData, noEffectiveInJson,
+  undefinedEffectiveInJson];
 
 const state: SystemPromptState | undefined = conversation.stateAt(2);
 const effective: SystemPromptNode | undefined = state?.effective;
 const text: string | undefined = effective?.text;
-const replacements: ReadonlyMap<number, number> | undefined = state?.replacements;
+const replacements: [number, number][] | undefined = state?.replacements;
+const replacementsInJson: [number, number][] | undefined = state?.toJSON().replacements;
 const json: SystemPromptStateJson | undefined = state?.toJSON();
 const effectiveInJson: SystemPromptNode | null | undefined = json?.effective;
 const request: RequestPromptInspection | undefined = conversation.requestAt(3);
@@ -83,7 +106,8 @@ let folded: SystemPromptState | undefined;
 for (const event of events) folded = inspectSystemPrompt(folded, event, { windowStart: 1 });
 folded = inspectSystemPrompt(folded, events[0]!);
 const inspection: RequestPromptInspection = inspectRequestPrompt(undefined, events[0]!, folded?.effective);
-inspectRequestPrompt(inspection.prompt, events[0]!, undefined);
+const previousPrompt: PromptSnapshot = inspection.prompt;
+inspectRequestPrompt(previousPrompt, events[0]!, undefined);
 const bytes: number = wasmMemoryBytes();
 
 try {
@@ -102,7 +126,13 @@ const nodeTokens: number | undefined = firstNode?.tokens;
 const superseded: number = context.supersededSystemTokens;
 const summary: ContextSummary = conversation.contextSummaryAt(3);
 const summaryIncomplete: boolean = summary.incomplete;
-const requestContext: RequestContext | undefined = conversation.views().trajectory.requests[0]?.context;
+const trajectoryRequest: TrajectoryRequest | undefined = conversation.views().trajectory.requests[0];
+const requestTurn: number | undefined = trajectoryRequest?.turn;
+const requestConfig: unknown = trajectoryRequest?.requestConfig;
+const requestContext: RequestContext | undefined = trajectoryRequest?.context;
+const answerSeq: number | undefined = requestContext?.answerSeq;
+const breakdown: ContextBreakdown = summary;
+void [requestTurn, requestConfig, answerSeq, breakdown];
 const newSeries: boolean | undefined = requestContext?.newSeries;
 const usage: unknown = requestContext?.usage;
 const totals: ContextTotals = conversation.contextTotals();
@@ -125,8 +155,14 @@ const diffStarts: number | undefined = hunk && hunk.oldStart + hunk.oldLines + h
 const diffCounts: [number, number, boolean] = [ownDiff.system.added, ownDiff.system.removed, ownDiff.system.replacedWhole];
 const section: PromptSection | undefined = ownDiff.system.sections[0];
 const sectionStatus: SectionStatus | undefined = section?.status;
-const tool: ToolDiff | undefined = ownDiff.tools.changes[0];
-const toolStatus: "added" | "removed" | "changed" | undefined = tool?.status;
+const tools: ToolsDiff = ownDiff.tools;
+const tool: ToolDiff | undefined = tools.changes[0];
+const toolStatus: ToolStatus | undefined = tool?.status;
+const toolText: TextDiff | undefined = tool;
+const systemDiff: SystemDiff = ownDiff.system;
+const configMember: ConfigDiff | undefined = ownDiff.config[0];
+const configNew: unknown = configMember?.new;
+void [toolText, systemDiff, configNew];
 const orderOnly: boolean = ownDiff.tools.orderOnly && ownDiff.tools.orderChanged;
 const configOld: unknown = ownDiff.config[0]?.old;
 // @ts-expect-error a diff may be absent
@@ -221,5 +257,6 @@ const mustCheckKept: number = entry!.keptTokens;
 // @ts-expect-error cause kinds are a closed set
 const wrongKind: CacheCause["kind"] = "eviction";
 
+void [replacementsInJson];
 void [added, removedKeys, trajectoryChanged, title, turn, uncertainLine, text, replacements, effectiveInJson, request,
   windowStart, hasMore, length, bytes, wrongTitle, wrongCode, mustCheck, version, fed, tornLine, kept, causeNames, hitRate, readCount, balance, uncached, mustCheckKept, wrongKind];
