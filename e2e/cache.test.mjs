@@ -277,10 +277,11 @@ test('a session with a break of each kind, opened as a file: lane and panel', as
   assert.deepEqual(parts.map((p) => p.key), ['keptTokens', 'newTokens']);
   assert.equal(new Set(parts.map((p) => p.pattern)).size, 2, `a pattern per part: ${JSON.stringify(parts)}`);
   assert.ok(parts.every((p) => p.pattern !== 'none'));
-  // The keyboard reaches a lane, and its label carries the words.
+  // From a row's context bar, Tab reaches the row's lane.
   const lane = page.getByTestId('cache-lane').nth(4);
-  await lane.focus();
-  assert.equal(await lane.evaluate((el) => el === document.activeElement), true);
+  await page.getByTestId('trajectory-row').nth(4).getByTestId('context-bar').focus();
+  await page.keyboard.press('Tab');
+  assert.equal(await lane.evaluate((el) => el === document.activeElement), true, 'Tab moves from the bar to the lane');
   await screenshot('breaks');
 });
 
