@@ -33,7 +33,7 @@ after(async () => demo?.close());
 /** What the library says about the window the demo shows: from `start` (an index) to the end. */
 function library(start) {
   const conv = new Conversation();
-  conv.load(sample.slice(start), start > 0);
+  conv.load(sample.slice(start), { hasMore: start > 0 });
   return {
     requests: conv.views().trajectory.requests.map((request) => ({ startSeq: request.startSeq, context: request.context })),
     totals: conv.contextTotals(),

@@ -109,3 +109,4 @@ pub use views::location::{Location, Locator};
 pub use views::trajectory::{HeaderFact, Trajectory, TrajectoryRequest};
 pub use views::{ChatChange, ConversationChange, EventLine, Views};
 pub use window::conversation::Conversation;
+pub use window::options::{JsonText, LoadOptions};

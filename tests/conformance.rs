@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
+use promptfold::LoadOptions;
 use promptfold::{
     inspect_request_prompt, inspect_system_prompt, parse_events, ChatCard, Conversation,
     ConversationChange, PromptSnapshot, SessionEvent, SystemPromptState,
@@ -196,7 +197,10 @@ fn run_case(path: &Path, tally: &mut Tally) {
 
     let mut loaded = Conversation::new();
     let mut replay = ReplayedChat::default();
-    match loaded.load(events.clone(), has_more) {
+    match loaded.load(
+        events.clone(),
+        LoadOptions::default().with_has_more(has_more),
+    ) {
         Ok(change) => replay.apply(&change),
         Err(err) => return tally.fail(&name, format!("load failed: {err}")),
     }
@@ -261,8 +265,8 @@ fn run_stages(
             .cloned()
             .collect();
         let result = match loaded_from {
-            None => conversation.load(page, has_more),
-            Some(_) => conversation.prepend(page, has_more),
+            None => conversation.load(page, LoadOptions::default().with_has_more(has_more)),
+            Some(_) => conversation.prepend(page, LoadOptions::default().with_has_more(has_more)),
         };
         match result {
             Ok(change) => replay.apply(&change),

@@ -20,6 +20,7 @@
 mod common;
 
 use promptfold::testkit;
+use promptfold::LoadOptions;
 use promptfold::{
     inspect_system_prompt, Conversation, SystemPromptNode, SystemPromptState, SystemPromptStateData,
 };
@@ -364,7 +365,7 @@ fn check_window(events: &[Value], window_starts: &[Option<i64>]) -> Result<(), T
     }
     let mut conversation = Conversation::new();
     conversation
-        .load(testkit::parse(events, true), false)
+        .load(testkit::parse(events, true), LoadOptions::default())
         .map_err(|err| TestCaseError::fail(err.to_string()))?;
     let window: Vec<Option<SystemPromptStateData>> = conversation
         .lines()

@@ -196,7 +196,7 @@ function openSample(all) {
   const start = pageStart(all, all.length);
   const conv = new app.Conversation();
   try {
-    conv.load(all.slice(start), start > 0);
+    conv.load(all.slice(start), { hasMore: start > 0 });
   } catch (error) {
     conv.free?.();
     throw error;
@@ -229,7 +229,7 @@ function loadEarlier() {
   const rowsBefore = rowFingerprints();
   let change;
   try {
-    change = plain(app.conv.prepend(page, start > 0));
+    change = plain(app.conv.prepend(page, { hasMore: start > 0 }));
   } catch (error) {
     showError('Could not load earlier events', error);
     return;

@@ -21,7 +21,7 @@ const follow = join(repoRoot, "examples", "follow.mjs");
 function libraryRead(bytes) {
   const conv = new Conversation();
   try {
-    const change = conv.loadJson(bytes, false);
+    const change = conv.loadJson(bytes);
     const promptSeq = conv.stateAt(Number.MAX_SAFE_INTEGER)?.effective?.seq;
     return { session: conv.session, tornTail: change.tornTail, cards: conv.views().chat.map((card) => card.key), length: conv.length, promptSeq };
   } finally {
@@ -73,7 +73,7 @@ for (const name of ["session.jsonl", "notifications.jsonl"]) {
     let requests;
     let totals;
     try {
-      conv.loadJson(readFileSync(join(sessions, name)), false);
+      conv.loadJson(readFileSync(join(sessions, name)));
       requests = conv.views().trajectory.requests;
       totals = conv.contextTotals();
     } finally {

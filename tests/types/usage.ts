@@ -44,6 +44,7 @@ import {
   type TextDiff,
   type ContextBreakdown,
   type PromptSnapshot,
+  type LoadOptions,
   type Views,
 } from "../../pkg/bundler/promptfold.js";
 
@@ -54,15 +55,15 @@ const events: SessionEvent[] = [
 ];
 
 const conversation = new Conversation();
-const change: ConversationChange = conversation.load(events, false);
+const change: ConversationChange = conversation.load(events);
 const added: ChatCard[] = change.chat.added;
 const removedKeys: string[] = change.chat.removed;
 const trajectoryChanged: boolean = change.trajectoryChanged;
 conversation.append([{ seq: 4, time: 4, type: "user/message" }]);
-conversation.prepend([], false);
-conversation.loadJson("[]", false);
+conversation.prepend([]);
+conversation.loadJson("[]");
 conversation.appendJson(new Uint8Array());
-conversation.prependJson("", true);
+conversation.prependJson("", { hasMore: true });
 
 const views: Views = conversation.views();
 const firstCard: ChatCard | undefined = views.chat[0];
@@ -143,7 +144,7 @@ const wrongNodeType: ContextNode["type"] = "tool/call";
 void wrongNodeType;
 {
   using scoped = new Conversation();
-  scoped.load(events, true);
+  scoped.load(events, { hasMore: true });
 }
 // Prompt diffs: a card's, a header's, and of any two prompts.
 const cardDiff: PromptDiff | undefined = conversation.cardDiff("system:2");
@@ -183,13 +184,13 @@ const rows: SessionLogRow[] = [
   { jsonrpc: "2.0", method: "session.status", params: { sessionId: "s-1" } },
   { method: "session.event", params: { sessionId: "s-1", event: { seq: 1, time: 1, type: "turn/start" } } },
 ];
-conversation.load(rows, false);
-conversation.load([{ type: "user/message" }, { type: "turn/start", data: { turn: 1 } }], false);
+conversation.load(rows);
+conversation.load([{ type: "user/message" }, { type: "turn/start", data: { turn: 1 } }]);
 const sessionHeader: SessionHeader | undefined = conversation.session;
 const version: number | undefined = sessionHeader?.version;
 const fed: ConversationChange = conversation.feed(new Uint8Array([123, 10]));
 conversation.feed('{"seq":2,"time":2,"type":"x"}\n');
-const torn: TornTail | undefined = conversation.loadJson("", false).tornTail;
+const torn: TornTail | undefined = conversation.loadJson("").tornTail;
 const tornLine: number | undefined = torn?.line;
 // @ts-expect-error feed takes text or bytes
 conversation.feed(5);
@@ -197,9 +198,30 @@ conversation.feed(5);
 conversation.session = undefined;
 
 // @ts-expect-error events must be an array
-conversation.load(events[0], false);
-// @ts-expect-error hasMore is required
-conversation.load(events);
+conversation.load(events[0]);
+// Options objects: every member optional, the options too.
+const options: LoadOptions = { hasMore: true };
+const noOptions: LoadOptions = {};
+conversation.load(events, options);
+conversation.load(events, noOptions);
+conversation.load(events, {});
+conversation.prepend([], { hasMore: false });
+conversation.loadJson(new Uint8Array(), { hasMore: true });
+conversation.prependJson("[]", {});
+const optionalMore: boolean | undefined = options.hasMore;
+void optionalMore;
+// @ts-expect-error the options are an object: a bare boolean was the pre-1.0 call
+conversation.load(events, true);
+// @ts-expect-error the options are an object
+conversation.prepend(events, false);
+// @ts-expect-error the options are an object
+conversation.loadJson("[]", false);
+// @ts-expect-error the options are an object
+conversation.prependJson("[]", true);
+// @ts-expect-error hasMore is a boolean
+conversation.load(events, { hasMore: 1 });
+// @ts-expect-error options have no other members
+conversation.load(events, { more: true });
 // @ts-expect-error a seq is a number (an event of a seq-less log has none)
 conversation.append([{ seq: "1", time: 1, type: "x" }]);
 // @ts-expect-error surfaceOp is "append" or a replace object
