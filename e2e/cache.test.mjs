@@ -35,8 +35,8 @@ after(async () => demo?.close());
 function library(input, { hasMore = false, prices } = {}) {
   const conv = new Conversation();
   try {
-    if (Array.isArray(input)) conv.load(input, hasMore);
-    else conv.loadJson(input, false);
+    if (Array.isArray(input)) conv.load(input, { hasMore });
+    else conv.loadJson(input);
     const options = { cacheTtlMs: TTL_MS };
     if (prices) options.prices = { default: prices };
     return { ledger: conv.cacheLedger(options), requests: conv.views().trajectory.requests };
