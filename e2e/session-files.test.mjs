@@ -27,7 +27,7 @@ after(async () => demo?.close());
 function libraryRead(bytes) {
   const conv = new Conversation();
   try {
-    const change = conv.loadJson(bytes, false);
+    const change = conv.loadJson(bytes);
     return { session: conv.session, tornTail: change.tornTail, cards: conv.views().chat.map((c) => `${c.key}=${c.titleKey}`), length: conv.length };
   } finally {
     conv.free();

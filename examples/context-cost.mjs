@@ -17,7 +17,7 @@ const { Conversation } = await import("promptfold").catch(() => import("../pkg/n
 const path = process.argv[2] ?? new URL("./sessions/session.jsonl", import.meta.url);
 const conversation = new Conversation();
 try {
-  conversation.loadJson(new Uint8Array(await readFile(path)), false);
+  conversation.loadJson(new Uint8Array(await readFile(path)));
   for (const request of conversation.views().trajectory.requests) {
     const c = request.context;
     const where = request.turn === undefined ? "" : ` (turn ${request.turn}, step ${request.step ?? "?"})`;

@@ -23,7 +23,7 @@ if (bytes[0] === 0x28 && bytes[1] === 0xb5 && bytes[2] === 0x2f && bytes[3] === 
 const conversation = new Conversation();
 try {
   // Bytes go in as they are: header row, envelopes, CRLF, a BOM, a torn last line are all read.
-  const change = conversation.loadJson(bytes, false);
+  const change = conversation.loadJson(bytes);
   const session = conversation.session;
   if (session) {
     const created = Number.isFinite(session.createdAt) ? new Date(session.createdAt).toISOString() : "?";

@@ -14,6 +14,7 @@
     clippy::arithmetic_side_effects
 )]
 
+use promptfold::LoadOptions;
 use promptfold::{parse_events, Conversation, ConversationChange, SessionEvent};
 
 fn main() {
@@ -26,7 +27,10 @@ fn main() {
     let mut start = events.len().saturating_sub(9_000);
     let mut conversation = Conversation::new();
     conversation
-        .load(events[start..].to_vec(), start > 0)
+        .load(
+            events[start..].to_vec(),
+            LoadOptions::default().with_has_more(start > 0),
+        )
         .expect("loads");
     let pages = [
         1_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000,
@@ -38,7 +42,10 @@ fn main() {
     while events.len() - start < window && start > 0 {
         let from = start.saturating_sub(pages.next().unwrap_or(1_000));
         conversation
-            .prepend(events[from..start].to_vec(), from > 0)
+            .prepend(
+                events[from..start].to_vec(),
+                LoadOptions::default().with_has_more(from > 0),
+            )
             .expect("prepends");
         start = from;
     }
@@ -60,5 +67,7 @@ fn prepend(
     chunk: Vec<SessionEvent>,
     has_more: bool,
 ) -> ConversationChange {
-    conversation.prepend(chunk, has_more).expect("prepends")
+    conversation
+        .prepend(chunk, LoadOptions::default().with_has_more(has_more))
+        .expect("prepends")
 }

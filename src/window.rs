@@ -3,3 +3,4 @@
 
 pub(crate) mod analysis;
 pub(crate) mod conversation;
+pub(crate) mod options;

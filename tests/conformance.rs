@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
+use promptfold::LoadOptions;
 use promptfold::{
     inspect_request_prompt, inspect_system_prompt, parse_events, ChatCard, Conversation,
     ConversationChange, PromptSnapshot, SessionEvent, SystemPromptState,
@@ -76,7 +77,7 @@ impl Tally {
 #[derive(Serialize)]
 struct PureLine {
     seq: i64,
-    system: Option<promptfold::SystemPromptStateJson>,
+    system: Option<promptfold::SystemPromptStateData>,
     #[serde(skip_serializing_if = "Option::is_none")]
     request: Option<promptfold::RequestPromptInspection>,
 }
@@ -161,7 +162,8 @@ fn strip_request_contexts(views: &mut Value) -> Result<(), String> {
 fn check_request_contexts(name: &str, conversation: &Conversation, tally: &mut Tally) {
     for request in conversation.views().trajectory.requests {
         let context = &request.context;
-        let (breakdown, incomplete) = conversation.context_summary_at(context.seq);
+        let summary = conversation.context_summary_at(context.seq);
+        let (breakdown, incomplete) = (summary.breakdown, summary.incomplete);
         if (breakdown, incomplete) != (context.breakdown, context.incomplete) {
             tally.fail(
                 name,
@@ -195,7 +197,10 @@ fn run_case(path: &Path, tally: &mut Tally) {
 
     let mut loaded = Conversation::new();
     let mut replay = ReplayedChat::default();
-    match loaded.load(events.clone(), has_more) {
+    match loaded.load(
+        events.clone(),
+        LoadOptions::default().with_has_more(has_more),
+    ) {
         Ok(change) => replay.apply(&change),
         Err(err) => return tally.fail(&name, format!("load failed: {err}")),
     }
@@ -260,8 +265,8 @@ fn run_stages(
             .cloned()
             .collect();
         let result = match loaded_from {
-            None => conversation.load(page, has_more),
-            Some(_) => conversation.prepend(page, has_more),
+            None => conversation.load(page, LoadOptions::default().with_has_more(has_more)),
+            Some(_) => conversation.prepend(page, LoadOptions::default().with_has_more(has_more)),
         };
         match result {
             Ok(change) => replay.apply(&change),

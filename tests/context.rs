@@ -21,7 +21,9 @@
 mod common;
 
 use promptfold::testkit as gen;
-use promptfold::{js_number_text, parse_events, Context, Conversation, SessionEvent};
+use promptfold::testkit::js_number_text;
+use promptfold::LoadOptions;
+use promptfold::{parse_events, Context, Conversation, SessionEvent};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -366,7 +368,9 @@ fn parsed(events: &[Value]) -> Vec<SessionEvent> {
 
 fn loaded(events: &[Value]) -> Conversation {
     let mut conversation = Conversation::new();
-    conversation.load(parsed(events), false).unwrap();
+    conversation
+        .load(parsed(events), LoadOptions::default())
+        .unwrap();
     conversation
 }
 
@@ -412,7 +416,10 @@ fn by_pieces(events: &[SessionEvent], cut: usize, live: usize, page: usize) -> C
     let mut conversation = Conversation::new();
     let end = (cut + live.max(1)).min(events.len());
     conversation
-        .load(events[cut..end].to_vec(), cut > 0)
+        .load(
+            events[cut..end].to_vec(),
+            LoadOptions::default().with_has_more(cut > 0),
+        )
         .unwrap();
     for chunk in events[end..].chunks(live.max(1)) {
         conversation.append(chunk.to_vec()).unwrap();
@@ -421,7 +428,10 @@ fn by_pieces(events: &[SessionEvent], cut: usize, live: usize, page: usize) -> C
     while start > 0 {
         let from = start.saturating_sub(page.max(1));
         conversation
-            .prepend(events[from..start].to_vec(), from > 0)
+            .prepend(
+                events[from..start].to_vec(),
+                LoadOptions::default().with_has_more(from > 0),
+            )
             .unwrap();
         start = from;
     }
@@ -439,18 +449,26 @@ fn prepends_between_appends_equal_a_fresh_load() {
     for seed in 0..120 {
         let events = gen::parse(&gen::build(&gen::Plan::seeded(seed, 40)), false);
         let mut fresh = Conversation::new();
-        fresh.load(events.clone(), false).unwrap();
+        fresh.load(events.clone(), LoadOptions::default()).unwrap();
         for cut in 1..events.len() {
             for page in [1, 3, 8] {
                 let mut end = (cut + (events.len() - cut) / 2).max(cut + 1);
                 let mut conversation = Conversation::new();
-                conversation.load(events[cut..end].to_vec(), true).unwrap();
+                conversation
+                    .load(
+                        events[cut..end].to_vec(),
+                        LoadOptions::default().with_has_more(true),
+                    )
+                    .unwrap();
                 let mut start = cut;
                 while start > 0 || end < events.len() {
                     if start > 0 {
                         let from = start.saturating_sub(page);
                         conversation
-                            .prepend(events[from..start].to_vec(), from > 0)
+                            .prepend(
+                                events[from..start].to_vec(),
+                                LoadOptions::default().with_has_more(from > 0),
+                            )
                             .unwrap();
                         prepends += 1;
                         start = from;
@@ -537,7 +555,7 @@ proptest! {
         let failed = match bad {
             0 => conversation.append_json(&format!(r#"[{{"seq":{},"type":"user/message","data":{{"content":[]}}}}, {{"seq":{last}}}]"#, last + 1)).is_err(),
             1 => conversation.append_json(&format!(r#"[{{"seq":{},"type":"user/message","surfaceOp":{{"op":"replace","startSeq":{last},"endSeq":"x"}}}}]"#, last + 1)).is_err(),
-            _ => conversation.prepend(parsed(&log[1..2]), false).is_err(),
+            _ => conversation.prepend(parsed(&log[1..2]), LoadOptions::default()).is_err(),
         };
         prop_assert!(failed);
         let after: Vec<Context> = log.iter().map(|e| conversation.context_at(e["seq"].as_i64().unwrap())).collect();
@@ -594,7 +612,7 @@ fn framed_raw_logs_agree_with_their_events() {
         framed += 1;
         let expected = loaded(events);
         let mut whole = Conversation::new();
-        whole.load_json(raw, false).unwrap();
+        whole.load_json(raw, LoadOptions::default()).unwrap();
         for piece in [1, 7, 64] {
             let mut fed = Conversation::new();
             for chunk in raw.as_bytes().chunks(piece) {
@@ -783,7 +801,7 @@ fn request_contexts_and_totals() {
     );
     assert_eq!(
         requests[1].context.breakdown,
-        conversation.context_summary_at(7).0
+        conversation.context_summary_at(7).breakdown
     );
     // Step 2 carries the superseded prompt (7) beside the new one (9), and the answer (5 + 4).
     assert_eq!(parts(&conversation.context_at(7)), [9, 7, 0, 9, 25]);

@@ -15,6 +15,7 @@
 
 mod common;
 
+use promptfold::LoadOptions;
 use promptfold::{
     inspect_request_prompt, parse_events, Conversation, ConversationChange, Error, EventKind,
     HeaderReason, SurfaceOp, TurnField,
@@ -35,7 +36,7 @@ const WINDOW: &str = r#"[
 fn window() -> Conversation {
     let mut conversation = Conversation::new();
     conversation
-        .load_json(WINDOW, true)
+        .load_json(WINDOW, LoadOptions::default().with_has_more(true))
         .expect("a valid window");
     conversation
 }
@@ -54,9 +55,11 @@ fn observe(conversation: &Conversation) -> Value {
 
 type Call = fn(&mut Conversation, &str) -> Result<ConversationChange, Error>;
 
-const LOAD: (&str, Call) = ("load_json", |c, t| c.load_json(t, false));
+const LOAD: (&str, Call) = ("load_json", |c, t| c.load_json(t, LoadOptions::default()));
 const APPEND: (&str, Call) = ("append_json", |c, t| c.append_json(t));
-const PREPEND: (&str, Call) = ("prepend_json", |c, t| c.prepend_json(t, false));
+const PREPEND: (&str, Call) = ("prepend_json", |c, t| {
+    c.prepend_json(t, LoadOptions::default())
+});
 
 /// Runs `call` with `text` on the sample window and on an empty one; both must fail with
 /// `expected` and stay as they were.
@@ -302,7 +305,9 @@ fn a_prepended_page_not_older_than_the_window() {
     ] {
         let mut conversation = window();
         let before = observe(&conversation);
-        let err = conversation.prepend_json(text, false).unwrap_err();
+        let err = conversation
+            .prepend_json(text, LoadOptions::default())
+            .unwrap_err();
         assert_eq!(
             err,
             Error::PrependNotOlder {
@@ -452,7 +457,9 @@ fn unknown_types_and_fields_are_ignored() {
         .replace("\"role\":", "\"id\":\"m-1\",\"role\":")
         .replace("\"config\":{}", "\"config\":{},\"cache\":{\"a\":1}");
     let mut conversation = Conversation::new();
-    conversation.load_json(&decorated, true).unwrap();
+    conversation
+        .load_json(&decorated, LoadOptions::default().with_has_more(true))
+        .unwrap();
     assert_eq!(observe(&conversation), observe(&plain));
     // Unknown event types are loaded (one line each) and change nothing else.
     let with_unknown = WINDOW.replace(
@@ -467,7 +474,9 @@ fn unknown_types_and_fields_are_ignored() {
         (&EventKind::Other, &EventKind::Other)
     );
     let mut conversation = Conversation::new();
-    conversation.load(events, true).unwrap();
+    conversation
+        .load(events, LoadOptions::default().with_has_more(true))
+        .unwrap();
     assert_eq!(json!(conversation.views()), json!(plain.views()));
     let lines = json!(conversation.lines());
     let lines = lines.as_array().unwrap();
@@ -531,7 +540,7 @@ fn wrongly_typed_optional_fields_are_ignored() {
         .all(|event| event.surface_op.is_none() || event.surface_op == Some(SurfaceOp::Append)));
     // The whole batch loads, and its outputs serialize.
     let mut conversation = Conversation::new();
-    conversation.load(events, false).unwrap();
+    conversation.load(events, LoadOptions::default()).unwrap();
     let _ = json!({ "lines": conversation.lines(), "views": conversation.views() });
 }
 

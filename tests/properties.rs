@@ -21,6 +21,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use promptfold::testkit;
+use promptfold::LoadOptions;
 use promptfold::{
     inspect_request_prompt, inspect_system_prompt, parse_events, CardKey, CardSource, ChatCard,
     Conversation, ConversationChange, EventKind, PromptSnapshot, SessionEvent, SystemPromptState,
@@ -66,7 +67,10 @@ fn snapshot(conversation: &Conversation) -> Snapshot {
 fn equals_fresh_load(conversation: &Conversation, what: &str) -> Result<(), TestCaseError> {
     let mut fresh = Conversation::new();
     fresh
-        .load(conversation.events().to_vec(), conversation.has_more())
+        .load(
+            conversation.events().to_vec(),
+            LoadOptions::default().with_has_more(conversation.has_more()),
+        )
         .map_err(|err| TestCaseError::fail(format!("{what}: fresh load rejected: {err}")))?;
     same(
         &value(&conversation.lines()),
@@ -165,7 +169,10 @@ impl Window {
     fn load(&mut self, events: &[SessionEvent], has_more: bool) -> Result<(), TestCaseError> {
         let change = self
             .conversation
-            .load(events.to_vec(), has_more)
+            .load(
+                events.to_vec(),
+                LoadOptions::default().with_has_more(has_more),
+            )
             .map_err(|err| TestCaseError::fail(format!("load rejected: {err}")))?;
         self.replay.apply(&change, &self.conversation, "load")
     }
@@ -181,7 +188,10 @@ impl Window {
     fn prepend(&mut self, events: &[SessionEvent], has_more: bool) -> Result<(), TestCaseError> {
         let change = self
             .conversation
-            .prepend(events.to_vec(), has_more)
+            .prepend(
+                events.to_vec(),
+                LoadOptions::default().with_has_more(has_more),
+            )
             .map_err(|err| TestCaseError::fail(format!("prepend rejected: {err}")))?;
         self.replay.apply(&change, &self.conversation, "prepend")
     }
@@ -368,8 +378,8 @@ proptest! {
             }
             start = end;
         }
-        conversation.prepend(older.to_vec(), false).map_err(|err| TestCaseError::fail(err.to_string()))?;
-        conversation.load(Vec::new(), false).map_err(|err| TestCaseError::fail(err.to_string()))?;
+        conversation.prepend(older.to_vec(), LoadOptions::default()).map_err(|err| TestCaseError::fail(err.to_string()))?;
+        conversation.load(Vec::new(), LoadOptions::default()).map_err(|err| TestCaseError::fail(err.to_string()))?;
         for (seq, state, snapshot) in &kept {
             same(&value(&state.to_json()), snapshot, &format!("state kept at seq {seq}"))?;
         }
@@ -427,7 +437,7 @@ proptest! {
     fn system_cards_are_anchored_by_the_step_rules((log, cut) in testkit::log_and_cut(80)) {
         let events = testkit::parse(&log[cut..], false);
         let mut conversation = Conversation::new();
-        conversation.load(events.clone(), cut > 0).map_err(|err| TestCaseError::fail(err.to_string()))?;
+        conversation.load(events.clone(), LoadOptions::default().with_has_more(cut > 0)).map_err(|err| TestCaseError::fail(err.to_string()))?;
         let mut turn_starts = BTreeMap::new();
         let mut step_starts = BTreeMap::new();
         for event in &events {
@@ -485,14 +495,14 @@ proptest! {
     ) {
         let parsed = parse_events(&text);
         let mut start = Conversation::new();
-        start.load(testkit::parse(&base, false), false).map_err(|err| TestCaseError::fail(err.to_string()))?;
+        start.load(testkit::parse(&base, false), LoadOptions::default()).map_err(|err| TestCaseError::fail(err.to_string()))?;
         for conversation in [Conversation::new(), start] {
             let before = snapshot(&conversation);
             type Call = fn(&mut Conversation, &str, bool) -> Result<ConversationChange, promptfold::Error>;
             let calls: [(&str, Call); 3] = [
-                ("load_json", |c, t, m| c.load_json(t, m)),
+                ("load_json", |c, t, m| c.load_json(t, LoadOptions::default().with_has_more(m))),
                 ("append_json", |c, t, _| c.append_json(t)),
-                ("prepend_json", |c, t, m| c.prepend_json(t, m)),
+                ("prepend_json", |c, t, m| c.prepend_json(t, LoadOptions::default().with_has_more(m))),
             ];
             for (name, call) in calls {
                 let mut target = conversation.clone();
@@ -545,12 +555,12 @@ proptest! {
                 events[a.min(b)..a.max(b)].to_vec()
             };
             let result = match op {
-                Operation::LoadText(text, more) => window.conversation.load_json(text, *more),
+                Operation::LoadText(text, more) => window.conversation.load_json(text, LoadOptions::default().with_has_more(*more)),
                 Operation::AppendText(text) => window.conversation.append_json(text),
-                Operation::PrependText(text, more) => window.conversation.prepend_json(text, *more),
-                Operation::Load(a, b, more) => window.conversation.load(slice(a, b), *more),
+                Operation::PrependText(text, more) => window.conversation.prepend_json(text, LoadOptions::default().with_has_more(*more)),
+                Operation::Load(a, b, more) => window.conversation.load(slice(a, b), LoadOptions::default().with_has_more(*more)),
                 Operation::Append(a, b) => window.conversation.append(slice(a, b)),
-                Operation::Prepend(a, b, more) => window.conversation.prepend(slice(a, b), *more),
+                Operation::Prepend(a, b, more) => window.conversation.prepend(slice(a, b), LoadOptions::default().with_has_more(*more)),
                 Operation::Probe(index) => {
                     let seq = events.get(index.index(events.len().max(1))).map_or(0, |e| e.seq);
                     let _ = window.conversation.state_at(seq).map(SystemPromptState::to_json);
@@ -595,7 +605,7 @@ proptest! {
         let mut sizes = sizes.into_iter().cycle();
         let mut window = Conversation::new();
         window
-            .load(events[start..live].to_vec(), start > 0 || has_more)
+            .load(events[start..live].to_vec(), LoadOptions::default().with_has_more(start > 0 || has_more))
             .map_err(|err| TestCaseError::fail(err.to_string()))?;
         let (mut end, mut appended) = (start, live);
         while end > 0 {
@@ -606,10 +616,10 @@ proptest! {
             let mut whole = page.to_vec();
             whole.extend_from_slice(window.events());
             let expected_change = expected
-                .load(whole, more)
+                .load(whole, LoadOptions::default().with_has_more(more))
                 .map_err(|err| TestCaseError::fail(err.to_string()))?;
             let change = window
-                .prepend(page.to_vec(), more)
+                .prepend(page.to_vec(), LoadOptions::default().with_has_more(more))
                 .map_err(|err| TestCaseError::fail(err.to_string()))?;
             let what = format!("page {begin}..{end}");
             same(&value(&change), &value(&expected_change), &format!("{what}: change report"))?;
@@ -662,14 +672,22 @@ fn replace(start: i64, end: i64) -> Value {
 fn prepend_then_append_is_load(events: &[SessionEvent], page: usize, live: usize) {
     let mut window = Conversation::new();
     window
-        .load(events[page..live].to_vec(), true)
+        .load(
+            events[page..live].to_vec(),
+            LoadOptions::default().with_has_more(true),
+        )
         .expect("loads");
     window
-        .prepend(events[..page].to_vec(), true)
+        .prepend(
+            events[..page].to_vec(),
+            LoadOptions::default().with_has_more(true),
+        )
         .expect("prepends");
     window.append(events[live..].to_vec()).expect("appends");
     let mut fresh = Conversation::new();
-    fresh.load(events.to_vec(), true).expect("loads");
+    fresh
+        .load(events.to_vec(), LoadOptions::default().with_has_more(true))
+        .expect("loads");
     assert_eq!(value(&window.views()), value(&fresh.views()));
 }
 

@@ -18,6 +18,7 @@
 mod common;
 
 use promptfold::testkit;
+use promptfold::LoadOptions;
 use promptfold::{Conversation, Error};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -115,7 +116,7 @@ fn seqless(event: &Value) -> Value {
 fn reference(events: &[Value]) -> Conversation {
     let mut conversation = Conversation::new();
     conversation
-        .load_json(&testkit::array_text(events), false)
+        .load_json(&testkit::array_text(events), LoadOptions::default())
         .unwrap();
     conversation
 }
@@ -141,7 +142,7 @@ fn same_everywhere(
     torn: Option<(usize, usize)>,
 ) {
     let mut loaded = Conversation::new();
-    let change = loaded.load_json_bytes(text, false).unwrap();
+    let change = loaded.load_json(text, LoadOptions::default()).unwrap();
     assert_eq!(shown(&loaded), shown(expected));
     assert_eq!(
         loaded
@@ -177,13 +178,20 @@ fn a_header_with_extra_members_is_kept_whole_and_shows_nowhere() {
     );
     // As a JSON array too, and with the header as the oldest page's first row.
     let mut array = Conversation::new();
-    array.load_json(&testkit::array_text(&rows), false).unwrap();
+    array
+        .load_json(&testkit::array_text(&rows), LoadOptions::default())
+        .unwrap();
     assert_eq!(shown(&array), shown(&reference(&log)));
     let mut paged = Conversation::new();
-    paged.load_json(&rows_text(&log[8..], "\n"), true).unwrap();
+    paged
+        .load_json(
+            &rows_text(&log[8..], "\n"),
+            LoadOptions::default().with_has_more(true),
+        )
+        .unwrap();
     assert!(paged.session().is_none());
     paged
-        .prepend_json(&rows_text(&rows[..9], "\n"), false)
+        .prepend_json(&rows_text(&rows[..9], "\n"), LoadOptions::default())
         .unwrap();
     assert_eq!(shown(&paged), shown(&reference(&log)));
     assert_eq!(
@@ -226,7 +234,7 @@ fn a_seqless_log_with_compactions_and_prunes_is_numbered_from_zero() {
     // Appending and feeding continue the numbering.
     let mut split = Conversation::new();
     split
-        .load_json(&rows_text(&rows[..10], "\n"), false)
+        .load_json(&rows_text(&rows[..10], "\n"), LoadOptions::default())
         .unwrap();
     split.append_json(&rows_text(&rows[10..13], "\n")).unwrap();
     split.feed(rows_text(&rows[13..], "\n").as_bytes()).unwrap();
@@ -259,7 +267,7 @@ fn a_torn_line_cut_inside_a_character_is_reported_and_kept_for_feed() {
     same_everywhere(&text, &reference(&log), Some(&header(7)), torn);
     // The rest of the line, fed after the load, completes the event.
     let mut followed = Conversation::new();
-    followed.load_json_bytes(&text, false).unwrap();
+    followed.load_json(&text, LoadOptions::default()).unwrap();
     followed.feed(&last.as_bytes()[at..]).unwrap();
     assert_eq!(followed.len(), log.len());
     followed.feed(b"\n").unwrap();
@@ -268,7 +276,9 @@ fn a_torn_line_cut_inside_a_character_is_reported_and_kept_for_feed() {
     assert_eq!(shown(&followed), shown(&reference(&all)));
     // A torn line is a last line only: prepend and JSON arrays have none.
     let mut conversation = Conversation::new();
-    let error = conversation.prepend_json_bytes(&text, false).unwrap_err();
+    let error = conversation
+        .prepend_json(&text, LoadOptions::default())
+        .unwrap_err();
     assert_eq!(error.code(), "MALFORMED_JSON");
 }
 
@@ -277,9 +287,9 @@ fn rejected(window: &mut Conversation, text: &[u8], code: &str, index: Option<us
     let before = observe(window);
     type Call = fn(&mut Conversation, &[u8]) -> Result<promptfold::ConversationChange, Error>;
     let calls: [(&str, Call); 3] = [
-        ("append_json", |c, t| c.append_json_bytes(t)),
+        ("append_json", |c, t| c.append_json(t)),
         ("feed", |c, t| c.feed(t)),
-        ("load_json", |c, t| c.load_json_bytes(t, false)),
+        ("load_json", |c, t| c.load_json(t, LoadOptions::default())),
     ];
     for (name, call) in calls {
         if name == "load_json" && !window.is_empty() && code == "INVALID_SEQ" {
@@ -300,13 +310,15 @@ fn a_seq_in_a_seqless_log_is_invalid_seq() {
     let rows: Vec<Value> = std::iter::once(header(6))
         .chain(log[..6].iter().map(seqless))
         .collect();
-    window.load_json(&rows_text(&rows, "\n"), false).unwrap();
+    window
+        .load_json(&rows_text(&rows, "\n"), LoadOptions::default())
+        .unwrap();
     let text = rows_text(&[seqless(&log[6]), log[7].clone()], "\n");
     rejected(&mut window, text.as_bytes(), "INVALID_SEQ", Some(1));
     // A prepend into a seq-less window: nothing comes before its start.
     let before = observe(&window);
     let error = window
-        .prepend_json(&rows_text(&log[..2], "\n"), false)
+        .prepend_json(&rows_text(&log[..2], "\n"), LoadOptions::default())
         .unwrap_err();
     assert_eq!(error.code(), "PREPEND_NOT_OLDER");
     assert_eq!(observe(&window), before);
@@ -335,7 +347,10 @@ fn a_header_of_format_two_or_older_is_unsupported() {
         row["version"] = version;
         let mut conversation = Conversation::new();
         conversation
-            .load_json(&rows_text(&[row, base_log()[0].clone()], "\n"), false)
+            .load_json(
+                &rows_text(&[row, base_log()[0].clone()], "\n"),
+                LoadOptions::default(),
+            )
             .unwrap();
         assert_eq!(conversation.len(), 1);
     }
@@ -351,7 +366,9 @@ fn a_line_cut_anywhere_is_a_torn_tail() {
     let cut_literal = "{\"seq\":15,\"data\":{\"turn\":nu";
     for cut in (last_start + 1)..last {
         let mut conversation = Conversation::new();
-        let change = conversation.load_json(&text[..cut], false).unwrap();
+        let change = conversation
+            .load_json(&text[..cut], LoadOptions::default())
+            .unwrap();
         assert_eq!(
             change.torn_tail.map(|tail| tail.bytes),
             Some(cut - last_start),
@@ -361,7 +378,7 @@ fn a_line_cut_anywhere_is_a_torn_tail() {
     }
     let mut conversation = Conversation::new();
     let change = conversation
-        .load_json(&format!("{text}{cut_literal}"), false)
+        .load_json(&format!("{text}{cut_literal}"), LoadOptions::default())
         .unwrap();
     assert_eq!(
         change.torn_tail.map(|tail| tail.bytes),
@@ -377,7 +394,9 @@ fn a_torn_line_in_the_middle_is_malformed() {
     text.push_str(&rows_text(&log[3..5], "\n"));
     let mut window = reference(&log[..0]);
     rejected(&mut window, text.as_bytes(), "MALFORMED_JSON", None);
-    let error = Conversation::new().load_json(&text, false).unwrap_err();
+    let error = Conversation::new()
+        .load_json(&text, LoadOptions::default())
+        .unwrap_err();
     assert!(
         matches!(error, Error::MalformedJson { line: 4, .. }),
         "{error:?}"
@@ -415,13 +434,13 @@ fn errors_count_rows_as_given() {
     rows.push(json!({"type": "turn/start", "time": 5}));
     let mut conversation = Conversation::new();
     let error = conversation
-        .load_json(&rows_text(&rows, "\n"), false)
+        .load_json(&rows_text(&rows, "\n"), LoadOptions::default())
         .unwrap_err();
     assert_eq!((error.code(), error.index()), ("MISSING_SEQ", Some(3)));
     rows.pop();
     rows.push(envelope(&log[0]));
     let error = conversation
-        .load_json(&rows_text(&rows, "\n"), false)
+        .load_json(&rows_text(&rows, "\n"), LoadOptions::default())
         .unwrap_err();
     assert_eq!(
         (error.code(), error.index()),
@@ -464,14 +483,14 @@ proptest! {
         }
         prop_assert_eq!(shown(&fed), shown(&whole));
         let mut loaded = Conversation::new();
-        loaded.load_json(&text, false).unwrap();
+        loaded.load_json(&text, LoadOptions::default()).unwrap();
         prop_assert_eq!(shown(&loaded), shown(&whole));
         // Feed after a load of the first rows equals an append of the rest.
         let mut line_ends: Vec<usize> = text.match_indices('\n').map(|(at, _)| at + 1).collect();
         line_ends.insert(0, 0);
         let cut = line_ends[split.index(line_ends.len())];
         let mut then_fed = Conversation::new();
-        then_fed.load_json(&text[..cut], false).unwrap();
+        then_fed.load_json(&text[..cut], LoadOptions::default()).unwrap();
         let mut then_appended = then_fed.clone();
         then_fed.feed(&bytes[cut..]).unwrap();
         then_appended.append_json(&text[cut..]).unwrap();

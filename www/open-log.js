@@ -50,7 +50,7 @@ export const followSupported = () => typeof window.showOpenFilePicker === 'funct
 export function loadLog(Conversation, bytes) {
   const conv = new Conversation();
   try {
-    const change = conv.loadJson(bytes, false);
+    const change = conv.loadJson(bytes);
     const read = readSessionLog(bytes);
     const tornTail = change.tornTail;
     // loadJson keeps a torn line for the next feed; the reader of followed bytes keeps it too.

@@ -45,22 +45,22 @@ async function child([build, workload, task]) {
   const has = (name) => typeof Conversation.prototype[name] === 'function';
   const loaded = new Conversation();
   const runs = {
-    loadJson: () => new Conversation().loadJson(text, false),
-    load: () => new Conversation().load(events, false),
+    loadJson: () => new Conversation().loadJson(text),
+    load: () => new Conversation().load(events),
     views: () => loaded.views(),
-    framed: () => new Conversation().loadJson(framed, false),
+    framed: () => new Conversation().loadJson(framed),
     feed: () => {
       const conversation = new Conversation();
       for (let at = 0; at < bytes.length; at += 65536) conversation.feed(bytes.subarray(at, at + 65536));
       return conversation;
     },
-    feedText: () => new Conversation().loadJson(lines, false),
+    feedText: () => new Conversation().loadJson(lines),
   };
   if ((task === 'feed' && !has('feed')) || (task === 'framed' && !('session' in Conversation.prototype))) {
     console.log(JSON.stringify({ skipped: true }));
     return;
   }
-  if (task === 'views') loaded.load(events, false);
+  if (task === 'views') loaded.load(events);
   const times = [];
   for (let i = 0; i < WARMUP + RUNS; i++) {
     globalThis.gc?.();

@@ -28,12 +28,12 @@ function option(name, fallback) {
 
 function task(Conversation, name, input) {
   const loaded = new Conversation();
-  if (name === 'views') loaded.load(input.events, false);
+  if (name === 'views') loaded.load(input.events);
   const calls = {
-    loadJson: () => new Conversation().loadJson(input.text, false),
-    load: () => new Conversation().load(input.events, false),
+    loadJson: () => new Conversation().loadJson(input.text),
+    load: () => new Conversation().load(input.events),
     views: () => loaded.views(),
-    feedText: () => new Conversation().loadJson(input.lines, false),
+    feedText: () => new Conversation().loadJson(input.lines),
   };
   return () => {
     globalThis.gc?.();

@@ -131,16 +131,16 @@ function child(pkgPath, workload, withExtras) {
   const events = JSON.parse(readFileSync(dataPath(workload), 'utf8'));
   // The code compiled and the input's text collected before the first measured load.
   const warm = new pf.Conversation();
-  warm.load(events.slice(0, 200), false);
+  warm.load(events.slice(0, 200));
   warm.free();
   collect();
   const before = process.memoryUsage().heapUsed + pf.wasmMemoryBytes();
   const kept = new pf.Conversation();
-  kept.load(events, false);
+  kept.load(events);
   collect();
   const memory = process.memoryUsage().heapUsed + pf.wasmMemoryBytes() - before;
   const conversation = new pf.Conversation();
-  const load = timed(() => conversation.load(events, false));
+  const load = timed(() => conversation.load(events));
   const views = timed(() => conversation.views());
   const result = { load, views, memory };
   if (withExtras) {
@@ -161,7 +161,7 @@ function child(pkgPath, workload, withExtras) {
       const requests = conversation.views().trajectory.requests;
       const fast = timed(() => {
         const c = new pf.Conversation();
-        c.load(events, false);
+        c.load(events);
         sink += c.views().trajectory.requests.length;
         c.free();
       }, 3, 1);

@@ -108,7 +108,7 @@ const cold = [];
 const warm = [];
 for (let i = 0; i < 51; i++) {
   const conversation = new pf.Conversation();
-  conversation.load([system(1, 1, small[0]), system(2, 2, small[1])], false);
+  conversation.load([system(1, 1, small[0]), system(2, 2, small[1])]);
   let started = performance.now();
   conversation.cardDiff('system:2');
   cold.push(performance.now() - started);
@@ -128,7 +128,7 @@ for (let round = 0; round < 7; round++) {
     collect();
     const conversation = new build.Conversation();
     let started = performance.now();
-    conversation.load(events, false);
+    conversation.load(events);
     loads[name].load.push(performance.now() - started);
     started = performance.now();
     conversation.views();

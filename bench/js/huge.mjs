@@ -70,14 +70,14 @@ async function run(dir, name, path = "json") {
   const conversation = new Conversation();
   if (path === "json") {
     [t, cpu] = [performance.now(), process.cpuUsage()];
-    conversation.loadJson(bytes, false);
+    conversation.loadJson(bytes);
     [result.loadMs, result.loadCpuMs] = [ms(t), cpuMs(cpu)];
   } else {
     [t, cpu] = [performance.now(), process.cpuUsage()];
     const values = JSON.parse(bytes.toString("utf8"));
     [result.jsonParseMs, result.jsonParseCpuMs] = [ms(t), cpuMs(cpu)];
     [t, cpu] = [performance.now(), process.cpuUsage()];
-    conversation.load(values, false);
+    conversation.load(values);
     [result.loadMs, result.loadCpuMs] = [ms(t), cpuMs(cpu)];
   }
   result.events = conversation.length;

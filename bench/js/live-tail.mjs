@@ -22,7 +22,7 @@ const tailObjects = tailLines.map((l) => JSON.parse(l));
 const tailText = tailLines.map((l) => l + "\n");
 for (let round = 0; round < 5; round++) {
   const c = new Conversation();
-  c.loadJson(head, false);
+  c.loadJson(head);
   globalThis.gc?.();
   const times = [];
   for (let i = 0; i < 1000; i++) {

@@ -118,7 +118,7 @@ function growWasmMemory(pf, bytes) {
   blank[0] = 0xff;
   const c = new pf.Conversation();
   try {
-    c.loadJson(blank, false);
+    c.loadJson(blank);
   } catch (err) {
     if (err.code !== 'MALFORMED_JSON') throw err;
   }
@@ -134,8 +134,8 @@ function pfCold(objects) {
   const heapBefore = heapUsed();
   const wasmBefore = pf.wasmMemoryBytes();
   const t = performance.now();
-  if (objects) c.load(input, false);
-  else c.loadJson(input, false);
+  if (objects) c.load(input);
+  else c.loadJson(input);
   const ms = performance.now() - t;
   collect();
   const heapBytes = heapUsed() - heapBefore;
@@ -182,7 +182,7 @@ const tasks = {
     const warmupMs = timeRuns(warmup, Infinity, () => baselineFold(events)).times;
     const folds = timeRuns(runs, 25_000, () => baselineFold(events), () => {}, true);
     const last = folds.last.states.at(-1);
-    const check = { replacements: last.replacements.size, nodes: last.nodes.length };
+    const check = { replacements: last.replacements.length, nodes: last.nodes.length };
     folds.last = undefined;
     const parse = timeRuns(2, 5_000, () => JSON.parse(text)).times;
     return { warmupMs, objects: folds.times, parse, check };
@@ -206,12 +206,12 @@ const tasks = {
     const free = (c) => c.free();
     const load = () => {
       const c = new pf.Conversation();
-      c.load(events, false);
+      c.load(events);
       return c;
     };
     const loadJson = () => {
       const c = new pf.Conversation();
-      c.loadJson(text, false);
+      c.loadJson(text);
       return c;
     };
     const warmupObjectsMs = timeRuns(warmup, Infinity, load, free).times;
@@ -228,7 +228,7 @@ const tasks = {
     growWasmMemory(pf, Number(arg));
     const grownTo = pf.wasmMemoryBytes();
     const c = new pf.Conversation();
-    c.loadJson(text, false);
+    c.loadJson(text);
     const views = timeRuns(5, 3_000, () => c.views(), () => {}, true);
     const v = views.last;
     // stateAt at seeded random seqs of the window: the conversation's cached handle per state,
@@ -332,14 +332,14 @@ const tasks = {
     const c = new pf.Conversation();
     collect();
     let t = performance.now();
-    c.load(events.slice(start), start > 0);
+    c.load(events.slice(start), { hasMore: start > 0 });
     result.first = { loaded: events.length - start, ms: performance.now() - t };
     for (const page of pages) {
       const from = Math.max(0, start - page);
       const chunk = events.slice(from, start);
       collect();
       t = performance.now();
-      const change = c.prepend(chunk, from > 0);
+      const change = c.prepend(chunk, { hasMore: from > 0 });
       const ms = performance.now() - t;
       const cards = change.chat.added.length + change.chat.changed.length + change.chat.removed.length;
       result.steps.push({ window: events.length - start, loaded: chunk.length, ms, cards });

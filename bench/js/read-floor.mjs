@@ -68,7 +68,7 @@ export function readFloor(pf, events, runs, warmup) {
     nodes = count;
     const [loadMs, conversation] = timed(() => {
       const c = new pf.Conversation();
-      c.load(events, false);
+      c.load(events);
       return c;
     });
     conversation.free();

@@ -39,7 +39,7 @@ async function child(kind, workload) {
     const lines = tail.map((event) => `${JSON.stringify(event)}\n`);
     events.length = 0;
     const conversation = new Conversation();
-    conversation.loadJson(head, false);
+    conversation.loadJson(head);
     globalThis.gc();
     const times = [];
     for (let i = 0; i < TAIL; i++) {
@@ -72,7 +72,7 @@ async function child(kind, workload) {
         conversation.feed(bytes.subarray(at, at + PIECE));
       }
     } else {
-      conversation.loadJson(text, false);
+      conversation.loadJson(text);
     }
     const took = performance.now() - start;
     if (i > 0) times.push(took);

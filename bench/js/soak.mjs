@@ -85,7 +85,7 @@ for (const event of sessionEvents({ profile: "small", seed: 7, maxEvents: total 
       t = performance.now();
       conversation.free();
       conversation = new Conversation();
-      conversation.load(recent, true);
+      conversation.load(recent, { hasMore: true });
       reloadMs += performance.now() - t;
       reloads += 1;
     }

@@ -48,7 +48,7 @@ function stateAt(text, events) {
     if (s !== undefined) sink++;
   };
   for (let run = 0; run < 5; run++) {
-    c.loadJson(text, false);
+    c.loadJson(text);
     collect();
     runs.cold.push(perCall(relevant, (seq) => use(c.stateAt(seq))));
     runs.warm.push(perCall(relevant, (seq) => use(c.stateAt(seq))));
@@ -67,14 +67,14 @@ function prepend(events) {
   for (let run = 0; run < 3; run++) {
     const c = new pf.Conversation();
     let end = events.length - 9_000;
-    c.load(events.slice(end), true);
+    c.load(events.slice(end), { hasMore: true });
     while (end > 0) {
       const from = Math.max(0, end - page);
       const chunk = events.slice(from, end);
       const window = c.length;
       collect();
       const t = performance.now();
-      const change = c.prepend(chunk, from > 0);
+      const change = c.prepend(chunk, { hasMore: from > 0 });
       const ms = performance.now() - t;
       const cards = change.chat.added.length + change.chat.changed.length;
       if (!rows.has(window)) rows.set(window, { cards, ms: [] });

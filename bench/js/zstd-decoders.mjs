@@ -43,7 +43,7 @@ function loadMs(bytes) {
     const conversation = new library.Conversation();
     try {
       const start = performance.now();
-      conversation.loadJson(bytes, false);
+      conversation.loadJson(bytes);
       times.push(performance.now() - start);
     } catch (error) {
       console.log(`loadJson failed (${error.code}): a build without session headers?`);

@@ -31,6 +31,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
+use promptfold::LoadOptions;
 use promptfold::{
     inspect_system_prompt, parse_events, testkit, CacheOptions, Conversation, SystemPromptState,
 };
@@ -142,7 +143,7 @@ fn bench_text(name: &str, text: &str, runs: usize) -> String {
     let (load_ms, load_times) = median_ms(runs, || {
         let mut conversation = Conversation::new();
         conversation
-            .load(events.clone(), false)
+            .load(events.clone(), LoadOptions::default())
             .expect("valid workload");
         conversation
     });
@@ -150,7 +151,9 @@ fn bench_text(name: &str, text: &str, runs: usize) -> String {
     let before_load = live();
     let start = Instant::now();
     let mut conversation = Conversation::new();
-    conversation.load_json(text, false).expect("valid workload");
+    conversation
+        .load_json(text, LoadOptions::default())
+        .expect("valid workload");
     let load_json_ms = start.elapsed().as_secs_f64() * 1e3;
     let window_bytes = live() - before_load;
 

@@ -23,6 +23,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use promptfold::LoadOptions;
 use promptfold::{parse_events, Conversation};
 use serde_json::{json, Map, Value};
 
@@ -112,7 +113,9 @@ fn load_and_view(name: &str, report: &mut Report) -> Conversation {
 
     let mut conversation = Conversation::new();
     timed(report, "loadJson", || {
-        conversation.load_json(&text, false).expect("the log loads")
+        conversation
+            .load_json(&text, LoadOptions::default())
+            .expect("the log loads")
     });
     report.set("events", json!(conversation.len()));
     report.memory("afterLoad");
@@ -147,11 +150,11 @@ fn prepend_half(conversation: &Conversation, report: &mut Report) {
     let (older, newer) = events.split_at(events.len() / 2);
     let mut window = Conversation::new();
     window
-        .load(newer.to_vec(), true)
+        .load(newer.to_vec(), LoadOptions::default().with_has_more(true))
         .expect("the newer half loads");
     timed(report, "prependHalf", || {
         window
-            .prepend(older.to_vec(), false)
+            .prepend(older.to_vec(), LoadOptions::default())
             .expect("the older half prepends")
     });
     assert_eq!(window.views(), conversation.views(), "D1 on the huge input");

@@ -23,6 +23,7 @@
 
 use std::time::Instant;
 
+use promptfold::LoadOptions;
 use promptfold::{parse_events, Conversation};
 
 fn main() {
@@ -67,7 +68,10 @@ fn prepend_all(events: &[promptfold::SessionEvent]) -> Vec<(usize, usize, f64, u
     let mut start = events.len().saturating_sub(9_000);
     let mut conversation = Conversation::new();
     conversation
-        .load(events[start..].to_vec(), start > 0)
+        .load(
+            events[start..].to_vec(),
+            LoadOptions::default().with_has_more(start > 0),
+        )
         .expect("loads");
     let pages = std::iter::repeat_n(1_000, 5)
         .chain(std::iter::repeat_n(10_000, 7))
@@ -81,7 +85,9 @@ fn prepend_all(events: &[promptfold::SessionEvent]) -> Vec<(usize, usize, f64, u
         let from = start.saturating_sub(page);
         let chunk = events[from..start].to_vec();
         let t = Instant::now();
-        let change = conversation.prepend(chunk, from > 0).expect("prepends");
+        let change = conversation
+            .prepend(chunk, LoadOptions::default().with_has_more(from > 0))
+            .expect("prepends");
         let ms = t.elapsed().as_secs_f64() * 1e3;
         let cards = change.chat.added.len() + change.chat.changed.len() + change.chat.removed.len();
         rows.push((events.len() - start, start - from, ms, cards));

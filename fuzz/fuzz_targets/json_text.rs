@@ -15,6 +15,7 @@
 mod window;
 
 use libfuzzer_sys::fuzz_target;
+use promptfold::LoadOptions;
 use promptfold::{Conversation, ConversationChange, Error, Seq};
 use window::{check_fresh_load, snapshot};
 
@@ -57,9 +58,9 @@ fuzz_target!(|data: &[u8]| {
     for (index, segment) in rest.split(|&byte| byte == 0xFF).take(4).enumerate() {
         let before = snapshot(&conversation);
         let result: Result<ConversationChange, Error> = match (control >> (2 * index)) & 3 {
-            0 => conversation.load_json_bytes(segment, false),
-            1 => conversation.append_json_bytes(segment),
-            2 => conversation.prepend_json_bytes(segment, true),
+            0 => conversation.load_json(segment, LoadOptions::default()),
+            1 => conversation.append_json(segment),
+            2 => conversation.prepend_json(segment, LoadOptions::default().with_has_more(true)),
             _ => feed(&mut conversation, segment),
         };
         let after = snapshot(&conversation);

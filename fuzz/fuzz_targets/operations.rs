@@ -36,6 +36,7 @@ use std::collections::BTreeMap;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
+use promptfold::LoadOptions;
 use promptfold::{
     parse_events, testkit, CacheOptions, CardKey, ChatCard, Conversation, ConversationChange,
     Error, EventKind, HeaderReason, Prices, RequestHeader, Seq, SessionEvent, SurfaceOp,
@@ -766,9 +767,9 @@ fn run_values(
     if let Form::Framed(framing) = form {
         let bytes = framed_bytes(&values, framing);
         return match call {
-            Call::Load(has_more) => conversation.load_json_bytes(&bytes, *has_more),
-            Call::Append => conversation.append_json_bytes(&bytes),
-            Call::Prepend(has_more) => conversation.prepend_json_bytes(&bytes, *has_more),
+            Call::Load(has_more) => conversation.load_json(&bytes, LoadOptions::default().with_has_more(*has_more)),
+            Call::Append => conversation.append_json(&bytes),
+            Call::Prepend(has_more) => conversation.prepend_json(&bytes, LoadOptions::default().with_has_more(*has_more)),
         };
     }
     let array = Value::Array(values.clone()).to_string();
@@ -793,17 +794,17 @@ fn run_values(
         (Form::Parsed, _) => {
             let events = parse_events(&text)?;
             match call {
-                Call::Load(has_more) => conversation.load(events, *has_more),
+                Call::Load(has_more) => conversation.load(events, LoadOptions::default().with_has_more(*has_more)),
                 Call::Append => conversation.append(events),
-                Call::Prepend(has_more) => conversation.prepend(events, *has_more),
+                Call::Prepend(has_more) => conversation.prepend(events, LoadOptions::default().with_has_more(*has_more)),
             }
         }
-        (Form::Direct, Call::Load(has_more)) => conversation.load(direct, *has_more),
+        (Form::Direct, Call::Load(has_more)) => conversation.load(direct, LoadOptions::default().with_has_more(*has_more)),
         (Form::Direct, Call::Append) => conversation.append(direct),
-        (Form::Direct, Call::Prepend(has_more)) => conversation.prepend(direct, *has_more),
-        (_, Call::Load(has_more)) => conversation.load_json(&text, *has_more),
+        (Form::Direct, Call::Prepend(has_more)) => conversation.prepend(direct, LoadOptions::default().with_has_more(*has_more)),
+        (_, Call::Load(has_more)) => conversation.load_json(&text, LoadOptions::default().with_has_more(*has_more)),
         (_, Call::Append) => conversation.append_json(&text),
-        (_, Call::Prepend(has_more)) => conversation.prepend_json(&text, *has_more),
+        (_, Call::Prepend(has_more)) => conversation.prepend_json(&text, LoadOptions::default().with_has_more(*has_more)),
     }
 }
 
@@ -972,7 +973,10 @@ fn check_cache_ledger(conversation: &Conversation, options: &CacheOptions) {
             }
             let mut fresh = Conversation::new();
             fresh
-                .load(conversation.events().to_vec(), conversation.has_more())
+                .load(
+                    conversation.events().to_vec(),
+                    LoadOptions::default().with_has_more(conversation.has_more()),
+                )
                 .expect("a fresh load of the window's own events succeeds");
             assert_eq!(
                 fresh.cache_ledger(options).ok(),

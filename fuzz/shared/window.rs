@@ -2,6 +2,7 @@
 //! the D1 check that the window equals a fresh load of its own events (`check_fresh_load`).
 //! Included by each target with `#[path]` (cargo-fuzz builds every target as its own crate).
 
+use promptfold::LoadOptions;
 use promptfold::{Conversation, EventLine, JsonValue, Seq, Views};
 
 /// Everything a call may change in a window.
@@ -34,7 +35,7 @@ pub fn snapshot(conversation: &Conversation) -> Snapshot {
 pub fn check_fresh_load(conversation: &Conversation, after: &Snapshot) {
     let mut fresh = Conversation::new();
     fresh
-        .load(conversation.events().to_vec(), conversation.has_more())
+        .load(conversation.events().to_vec(), LoadOptions::default().with_has_more(conversation.has_more()))
         .expect("a fresh load of the window's own events succeeds");
     assert_eq!(
         fresh.lines(),

@@ -6,7 +6,7 @@ use std::rc::Weak;
 use wasm_bindgen::prelude::*;
 
 use super::batch::PackedEvents;
-use super::convert::{bytes_from_js, packed_array, seq_from_js};
+use super::convert::{bytes_from_js, load_options, packed_array, seq_from_js};
 use super::data::{inspection_to_js, lines_to_js};
 use super::error::throw;
 use super::kept_texts::KeptTexts;
@@ -211,14 +211,16 @@ impl JsConversation {
         }
     }
 
-    /// Replaces the window with `events` (ascending seq); `hasMore`: older events exist.
+    /// Replaces the window with `events` (ascending seq); `options.hasMore`: older events
+    /// exist (default `false`).
     #[wasm_bindgen(unchecked_return_type = "ConversationChange")]
     pub fn load(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "SessionLogRow[]")] events: JsValue,
-        #[wasm_bindgen(js_name = hasMore)] has_more: bool,
+        #[wasm_bindgen(unchecked_optional_param_type = "LoadOptions")] options: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
-        self.apply(Batch::objects(&events), Call::Load, has_more)
+        let options = throw(load_options(options))?;
+        self.apply(Batch::objects(&events), Call::Load, options.has_more)
     }
 
     /// Appends live events after the last loaded one.
@@ -230,14 +232,16 @@ impl JsConversation {
         self.apply(Batch::objects(&events), Call::Append, false)
     }
 
-    /// Prepends an older page ("load earlier"); every seq must be below `windowStart`.
+    /// Prepends an older page ("load earlier"); every seq must be below `windowStart`;
+    /// `options.hasMore`: still older events exist (default `false`).
     #[wasm_bindgen(unchecked_return_type = "ConversationChange")]
     pub fn prepend(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "SessionLogRow[]")] events: JsValue,
-        #[wasm_bindgen(js_name = hasMore)] has_more: bool,
+        #[wasm_bindgen(unchecked_optional_param_type = "LoadOptions")] options: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
-        self.apply(Batch::objects(&events), Call::Prepend, has_more)
+        let options = throw(load_options(options))?;
+        self.apply(Batch::objects(&events), Call::Prepend, options.has_more)
     }
 
     /// `load` from JSON text (a JSON array of events, or JSON lines: a session file as the harness
@@ -247,9 +251,10 @@ impl JsConversation {
     pub fn load_json(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
-        #[wasm_bindgen(js_name = hasMore)] has_more: bool,
+        #[wasm_bindgen(unchecked_optional_param_type = "LoadOptions")] options: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
-        self.apply(Batch::json(&text), Call::Load, has_more)
+        let options = throw(load_options(options))?;
+        self.apply(Batch::json(&text), Call::Load, options.has_more)
     }
 
     /// `append` from JSON text (a JSON array of events, or JSON lines), as a string or UTF-8 bytes.
@@ -268,9 +273,10 @@ impl JsConversation {
     pub fn prepend_json(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
-        #[wasm_bindgen(js_name = hasMore)] has_more: bool,
+        #[wasm_bindgen(unchecked_optional_param_type = "LoadOptions")] options: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
-        self.apply(Batch::json(&text), Call::Prepend, has_more)
+        let options = throw(load_options(options))?;
+        self.apply(Batch::json(&text), Call::Prepend, options.has_more)
     }
 
     /// Reads a growing session file: `chunk` is its next piece (a string, or UTF-8 bytes), cut

@@ -10,6 +10,7 @@ use crate::input::intern::JsonInterner;
 use crate::input::json::JsonValue;
 use crate::input::parse::framing::{Framing, Numbering};
 use crate::input::parse::packed::read_packed;
+use crate::window::options::LoadOptions;
 
 use super::batch::PackedEvents;
 
@@ -79,13 +80,37 @@ fn stringify(value: &JsValue) -> Option<String> {
     js_sys::JSON::stringify(value).ok()?.as_string()
 }
 
+/// Reads `{ hasMore? }` (`LoadOptions`); `undefined` and `null` are the defaults. Anything else
+/// (a boolean where the options go, as the calls took before 1.0, or a `hasMore` that is not a
+/// boolean) is an error, so that an old call cannot silently mean `hasMore: false`.
+pub(crate) fn load_options(value: Option<JsValue>) -> Result<LoadOptions, Error> {
+    let Some(value) = value.filter(|value| !value.is_undefined() && !value.is_null()) else {
+        return Ok(LoadOptions::default());
+    };
+    if !value.is_object() {
+        return Err(invalid(
+            "options",
+            "expected an object `{ hasMore }` or undefined",
+        ));
+    }
+    let has_more = js_sys::Reflect::get(&value, &JsValue::from_str("hasMore"))
+        .map_err(|_| invalid("options", "`hasMore` cannot be read"))?;
+    if has_more.is_undefined() {
+        return Ok(LoadOptions::default());
+    }
+    match has_more.as_bool() {
+        Some(has_more) => Ok(LoadOptions::default().with_has_more(has_more)),
+        None => Err(invalid("options", "`hasMore` must be a boolean")),
+    }
+}
+
 /// A seq given by JS as a number: rounded down and clamped; `None` for NaN.
 pub(crate) fn seq_from_js(value: f64) -> Option<Seq> {
     if value.is_nan() {
         return None;
     }
     let floor = value.floor();
-    let limit = crate::input::event::MAX_SAFE_INTEGER as f64;
+    let limit = crate::seq::MAX_SAFE_INTEGER as f64;
     Some(floor.clamp(-limit, limit) as Seq)
 }
 

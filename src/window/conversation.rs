@@ -11,10 +11,11 @@ use crate::input::parse::framing::{Framing, Numbering, Rows};
 use crate::input::parse::{parse_fed_lines, parse_rows, parse_text_rows};
 use crate::views::cache::{CacheLedger, CacheOptions};
 use crate::views::chat::{sort_cards, ChatCard};
-use crate::views::context::{Context, ContextBreakdown, ContextTotals};
+use crate::views::context::{Context, ContextSummary, ContextTotals};
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
 use crate::window::analysis::compare::compare;
 use crate::window::analysis::{Analysis, Delta};
+use crate::window::options::{JsonText, LoadOptions};
 
 mod diffs;
 
@@ -23,7 +24,7 @@ mod diffs;
 /// starts at the window's first seq (D2).
 ///
 /// ```
-/// use promptfold::Conversation;
+/// use promptfold::{Conversation, LoadOptions};
 ///
 /// let log = r#"[
 ///   {"seq":1,"time":1,"type":"system/message","surfaceOp":"append",
@@ -31,7 +32,7 @@ mod diffs;
 ///   {"seq":2,"time":2,"type":"request/header","data":{"reason":"initial","header":{"config":{},"tools":[]}}}
 /// ]"#;
 /// let mut conversation = Conversation::new();
-/// let change = conversation.load_json(log, false)?;
+/// let change = conversation.load_json(log, LoadOptions::default())?;
 /// assert_eq!(change.chat.added.len(), 1);
 /// let state = conversation.state_at(2).expect("a prompt is in force");
 /// assert_eq!(state.effective().map(|node| &*node.text), Some("Be brief."));
@@ -56,13 +57,6 @@ pub struct Conversation {
     diffs: diffs::DiffCache,
 }
 
-/// JSON text as given to the Rust API.
-#[derive(Clone, Copy)]
-enum Text<'a> {
-    Str(&'a str),
-    Bytes(&'a [u8]),
-}
-
 /// Which call a batch comes with: what its framing allows and what it does to the window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Call {
@@ -82,15 +76,15 @@ impl Conversation {
         Conversation::default()
     }
 
-    /// Replaces the window with `events` (ascending by seq); `has_more` tells whether older
-    /// events exist. Returns what changed against the previous window.
+    /// Replaces the window with `events` (ascending by seq); `options.has_more` tells whether
+    /// older events exist. Returns what changed against the previous window.
     pub fn load(
         &mut self,
         events: Vec<SessionEvent>,
-        has_more: bool,
+        options: LoadOptions,
     ) -> Result<ConversationChange, Error> {
         let rows = self.given_rows(events, Call::Load);
-        self.apply(Call::Load, rows, has_more)
+        self.apply(Call::Load, rows, options.has_more)
     }
 
     /// Appends live events after the window's last event. On an empty window this starts the
@@ -219,10 +213,10 @@ impl Conversation {
     pub fn prepend(
         &mut self,
         events: Vec<SessionEvent>,
-        has_more: bool,
+        options: LoadOptions,
     ) -> Result<ConversationChange, Error> {
         let rows = self.given_rows(events, Call::Prepend);
-        self.apply(Call::Prepend, rows, has_more)
+        self.apply(Call::Prepend, rows, options.has_more)
     }
 
     fn prepend_rows(&mut self, rows: Rows, has_more: bool) -> Result<ConversationChange, Error> {
@@ -273,65 +267,49 @@ impl Conversation {
         &mut self.interner
     }
 
-    /// [`Conversation::load`] from JSON text: a JSON array of events, or JSON lines (a session
-    /// file as the harness writes it: a header row first, SDK notifications, seq-less rows,
-    /// `\r\n`, a byte order mark; BEHAVIOUR.md section 10). A torn last line is left out and
-    /// reported in the change's `torn_tail`, and kept for [`Conversation::feed`].
-    pub fn load_json(&mut self, text: &str, has_more: bool) -> Result<ConversationChange, Error> {
-        self.apply_text(Call::Load, Text::Str(text), has_more)
-    }
-
-    /// [`Conversation::load_json`] from UTF-8 bytes (a torn last line may end inside a
-    /// character).
-    pub fn load_json_bytes(
+    /// [`Conversation::load`] from JSON text, a string or UTF-8 bytes ([`JsonText`]): a JSON
+    /// array of events, or JSON lines (a session file as the harness writes it: a header row
+    /// first, SDK notifications, seq-less rows, `\r\n`, a byte order mark; BEHAVIOUR.md
+    /// section 10). A torn last line (bytes may end inside a character) is left out, reported
+    /// in the change's `torn_tail`, and kept for [`Conversation::feed`].
+    pub fn load_json<'a>(
         &mut self,
-        text: &[u8],
-        has_more: bool,
+        text: impl Into<JsonText<'a>>,
+        options: LoadOptions,
     ) -> Result<ConversationChange, Error> {
-        self.apply_text(Call::Load, Text::Bytes(text), has_more)
+        self.apply_text(Call::Load, text.into(), options.has_more)
     }
 
     /// [`Conversation::append`] from JSON text, read as [`Conversation::load_json`] reads it.
-    pub fn append_json(&mut self, text: &str) -> Result<ConversationChange, Error> {
-        self.apply_text(Call::Append, Text::Str(text), self.has_more)
-    }
-
-    /// [`Conversation::append_json`] from UTF-8 bytes.
-    pub fn append_json_bytes(&mut self, text: &[u8]) -> Result<ConversationChange, Error> {
-        self.apply_text(Call::Append, Text::Bytes(text), self.has_more)
+    pub fn append_json<'a>(
+        &mut self,
+        text: impl Into<JsonText<'a>>,
+    ) -> Result<ConversationChange, Error> {
+        self.apply_text(Call::Append, text.into(), self.has_more)
     }
 
     /// [`Conversation::prepend`] from JSON text (a JSON array or JSON lines; the oldest page
-    /// of a file may begin with its header row).
-    pub fn prepend_json(
+    /// of a file may begin with its header row), read as [`Conversation::load_json`] reads it.
+    pub fn prepend_json<'a>(
         &mut self,
-        text: &str,
-        has_more: bool,
+        text: impl Into<JsonText<'a>>,
+        options: LoadOptions,
     ) -> Result<ConversationChange, Error> {
-        self.apply_text(Call::Prepend, Text::Str(text), has_more)
-    }
-
-    /// [`Conversation::prepend_json`] from UTF-8 bytes.
-    pub fn prepend_json_bytes(
-        &mut self,
-        text: &[u8],
-        has_more: bool,
-    ) -> Result<ConversationChange, Error> {
-        self.apply_text(Call::Prepend, Text::Bytes(text), has_more)
+        self.apply_text(Call::Prepend, text.into(), options.has_more)
     }
 
     fn apply_text(
         &mut self,
         call: Call,
-        text: Text<'_>,
+        text: JsonText<'_>,
         has_more: bool,
     ) -> Result<ConversationChange, Error> {
         let framing = self.framing(call, true);
         let interner = self.batch_interner(call == Call::Load);
         let rows = match text {
             // Already UTF-8.
-            Text::Str(text) => parse_rows(text, interner, framing)?,
-            Text::Bytes(bytes) => parse_text_rows(bytes, interner, framing)?,
+            JsonText::Str(text) => parse_rows(text, interner, framing)?,
+            JsonText::Bytes(bytes) => parse_text_rows(bytes, interner, framing)?,
         };
         let lines = rows.lines;
         let change = self.apply(call, rows, has_more)?;
@@ -349,7 +327,8 @@ impl Conversation {
         };
     }
 
-    /// Reads a growing session file: `chunk` is the next piece of its bytes, cut anywhere
+    /// Reads a growing session file: `chunk` is the next piece of its text (a string, or bytes
+    /// as [`JsonText`] takes them), cut anywhere
     /// (inside a line, a string or a UTF-8 character). The events of the lines it completes are
     /// appended (the first rows may hold the header when the window is empty) and the
     /// incomplete rest is kept for the next call, so at most one line is ever held. All or
@@ -367,10 +346,20 @@ impl Conversation {
     ///     conversation.feed(piece)?;
     /// }
     /// assert_eq!(conversation.len(), 1);
+    /// // A string is fed as its bytes are.
+    /// conversation.feed("{\"seq\":2,\"time\":2,\"type\":\"user/message\"}\n")?;
+    /// assert_eq!(conversation.len(), 2);
     /// assert!(conversation.session().is_some());
     /// # Ok::<(), promptfold::Error>(())
     /// ```
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<ConversationChange, Error> {
+    pub fn feed<'a>(
+        &mut self,
+        chunk: impl Into<JsonText<'a>>,
+    ) -> Result<ConversationChange, Error> {
+        self.feed_bytes(chunk.into().as_bytes())
+    }
+
+    fn feed_bytes(&mut self, chunk: &[u8]) -> Result<ConversationChange, Error> {
         let Some(last_line_end) = chunk.iter().rposition(|byte| *byte == b'\n') else {
             self.unfinished.extend_from_slice(chunk);
             return Ok(ConversationChange::default());
@@ -442,7 +431,7 @@ impl Conversation {
     }
 
     /// The breakdown of the context at `seq` and whether it is incomplete, without its nodes.
-    pub fn context_summary_at(&self, seq: Seq) -> (ContextBreakdown, bool) {
+    pub fn context_summary_at(&self, seq: Seq) -> ContextSummary {
         self.analysis.context_summary_at(seq)
     }
 

@@ -229,9 +229,9 @@ test("a system message's non-text blocks count their JSON length, from objects a
   // "Be " 3 + {"type":"image","url":"x"} 26 + "bare" 6 + "brief." 6 = 41 units: ceil(41 / 4) + 4.
   const expected = [15, 15, 15 + 4];
   const objects = new Conversation();
-  objects.load(events, false);
+  objects.load(events);
   const text = new Conversation();
-  text.loadJson(JSON.stringify(events), false);
+  text.loadJson(JSON.stringify(events));
   for (const [i, total] of expected.entries()) {
     assert.equal(objects.contextAt(i + 1).totalTokens, total, `objects at ${i + 1}`);
     assert.equal(text.contextAt(i + 1).totalTokens, total, `text at ${i + 1}`);

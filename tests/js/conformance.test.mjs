@@ -38,7 +38,7 @@ function runCase(kase, check) {
   const loaded = new Conversation();
   const replay = new ReplayedChat();
   try {
-    replay.apply(loaded.load(events, kase.hasMore ?? false));
+    replay.apply(loaded.load(events, { hasMore: kase.hasMore ?? false }));
     check("window", loaded.lines(), expected.window);
     check("final", formatViews(loaded, check, "final"), expected.final);
     check("load change report", replay.list(), expected.final.chat);
@@ -68,7 +68,7 @@ function runCase(kase, check) {
     try {
       kase.stages.forEach((stage, i) => {
         const page = events.filter((e) => e.seq >= stage.fromSeq && (end === undefined || e.seq < end));
-        stagedReplay.apply(end === undefined ? staged.load(page, stage.hasMore) : staged.prepend(page, stage.hasMore));
+        stagedReplay.apply(end === undefined ? staged.load(page, { hasMore: stage.hasMore }) : staged.prepend(page, { hasMore: stage.hasMore }));
         end = stage.fromSeq;
         check(`stages[${i}]`, formatViews(staged, check, `stages[${i}]`), expected.stages[i]);
         check(`stages[${i}] change reports`, stagedReplay.list(), expected.stages[i].chat);

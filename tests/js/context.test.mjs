@@ -120,11 +120,11 @@ test("JS objects give the contexts their JSON text gives", () => {
     const events = session(seed, 60);
     const seqs = events.map((event) => event.seq);
     const fromObjects = withConversation((c) => {
-      c.load(events, false);
+      c.load(events);
       return contexts(c, seqs);
     });
     const fromText = withConversation((c) => {
-      c.loadJson(text(events), false);
+      c.loadJson(text(events));
       return contexts(c, seqs);
     });
     assert.equal(fromObjects, fromText, `seed ${seed}`);
@@ -135,7 +135,7 @@ test("parts sum to the total, and the total to the nodes and tools, on every cas
   let checked = 0;
   for (const { name, events } of loadCases()) {
     withConversation((c) => {
-      c.load(events, false);
+      c.load(events);
       for (const event of events) {
         const context = c.contextAt(event.seq);
         const { nodes: contextNodes, ...summary } = context;
@@ -161,7 +161,7 @@ test("a block JSON cannot write (a BigInt, a cycle) costs what null costs", () =
       message(1, [{ type: "other", big: 1n }, cyclic]),
       message(2, [{ type: "tool-call", name: new String("n"), arguments: "" }, { type: "other", big: 1n }]),
       message(3, [null, null]),
-    ], false);
+    ]);
     const tokens = c.contextAt(3).nodes.map((node) => node.tokens);
     // null: 4 + ceil(4 / 4); the tool call: ceil(1 / 4) + 0 + 4.
     assert.deepEqual(tokens, [5 + 5 + 4, 5 + 5 + 4, 5 + 5 + 4]);
@@ -175,7 +175,7 @@ test("a breakdown computed by hand", () => {
       { seq: 2, type: "request/header", data: { reason: "initial", header: { config: {}, tools: [{ name: "read" }] } } },
       { seq: 3, type: "user/message", surfaceOp: "append", data: { content: [{ type: "text", text: "日本語 😀" }] } },
       { seq: 4, type: "system/message", surfaceOp: "append", data: { message: { content: [{ type: "text", text: "Be brief. Always." }] } } },
-    ], false);
+    ]);
     assert.deepEqual(c.contextAt(4), {
       nodes: [
         { seq: 1, type: "system/message", position: 1, tokens: 7 },

@@ -162,16 +162,16 @@ test("cardDiff and changeDiff agree with the texts compared, for every shared ca
       if (kase.stages) {
         const at = (stage) => kase.events.filter((event) => event.seq >= stage.fromSeq);
         let loaded = at(kase.stages[0]);
-        conversation.load(loaded, kase.stages[0].hasMore);
+        conversation.load(loaded, { hasMore: kase.stages[0].hasMore });
         checked += checkWindow(conversation, `${kase.path} stage 0`);
         kase.stages.slice(1).forEach((stage, index) => {
           const page = at(stage).filter((event) => !loaded.includes(event));
-          conversation.prepend(page, stage.hasMore);
+          conversation.prepend(page, { hasMore: stage.hasMore });
           loaded = at(stage);
           checked += checkWindow(conversation, `${kase.path} stage ${index + 1}`);
         });
       } else {
-        conversation.load(kase.events, kase.hasMore ?? false);
+        conversation.load(kase.events, { hasMore: kase.hasMore ?? false });
         checked += checkWindow(conversation, kase.path);
       }
       for (const key of ["system:99999999999", "request:-1", "nonsense", "", "system:01"]) {
@@ -192,7 +192,7 @@ test("an append that changes a card's comparison gives a new diff", () => {
     data: { turn: 1, step: seq, message: { role: "system", content: [{ type: "text", text }] } },
   });
   const conversation = new Conversation();
-  conversation.load([system(1, "# A\none"), system(2, "# A\ntwo")], false);
+  conversation.load([system(1, "# A\none"), system(2, "# A\ntwo")]);
   const first = conversation.cardDiff("system:2");
   checkText(first.system, "# A\none", "# A\ntwo", "first");
   assert.deepEqual(first.system.sections, [{ title: "A", status: "changed", firstLine: 1, lineCount: 2 }]);
@@ -201,7 +201,7 @@ test("an append that changes a card's comparison gives a new diff", () => {
   assert.deepEqual(conversation.cardDiff("system:2"), first);
   checkText(conversation.cardDiff("system:3").system, "# A\ntwo", "# A\nthree", "third");
   // Reloaded with another earlier prompt: the comparison changed, and so does the diff.
-  conversation.load([system(1, "# A\nzero"), system(2, "# A\ntwo")], false);
+  conversation.load([system(1, "# A\nzero"), system(2, "# A\ntwo")]);
   checkText(conversation.cardDiff("system:2").system, "# A\nzero", "# A\ntwo", "reloaded");
   assert.equal(conversation.cardDiff("system:1"), undefined);
   conversation.free();

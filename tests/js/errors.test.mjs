@@ -25,7 +25,7 @@ const window = [
 
 function loaded() {
   const conversation = new Conversation();
-  conversation.load(window, true);
+  conversation.load(window, { hasMore: true });
   return conversation;
 }
 
@@ -58,19 +58,49 @@ function expectRejected(call, { code, index, seq }) {
 test("malformed JSON text", () => {
   expectRejected((c) => c.appendJson('[{"seq": 20,'), { code: "MALFORMED_JSON" });
   // A line cut short is an error unless it is the last one, with no line end (a torn tail).
-  expectRejected((c) => c.loadJson('{"seq": 1}\n{"seq": \n{"seq": 3}\n', false), { code: "MALFORMED_JSON" });
-  expectRejected((c) => c.loadJson('{"seq": 1}\n{"seq": x}', false), { code: "MALFORMED_JSON" });
+  expectRejected((c) => c.loadJson('{"seq": 1}\n{"seq": \n{"seq": 3}\n'), { code: "MALFORMED_JSON" });
+  expectRejected((c) => c.loadJson('{"seq": 1}\n{"seq": x}'), { code: "MALFORMED_JSON" });
   const conversation = new Conversation();
-  assert.throws(() => conversation.loadJson("[1, 2", false), (e) => e.code === "MALFORMED_JSON" && /line 1/.test(e.message));
-  assert.throws(() => conversation.loadJson('{"seq":1}\n\n{"seq": x}', false), (e) => /line 3/.test(e.message));
+  assert.throws(() => conversation.loadJson("[1, 2"), (e) => e.code === "MALFORMED_JSON" && /line 1/.test(e.message));
+  assert.throws(() => conversation.loadJson('{"seq":1}\n\n{"seq": x}'), (e) => /line 3/.test(e.message));
   conversation.free();
 });
 
 test("a non-array", () => {
   expectRejected((c) => c.append({ seq: 20 }), { code: "NOT_AN_ARRAY" });
-  expectRejected((c) => c.load("[]", false), { code: "NOT_AN_ARRAY" });
-  expectRejected((c) => c.prepend(undefined, false), { code: "NOT_AN_ARRAY" });
-  expectRejected((c) => c.loadJson("42", false), { code: "NOT_AN_ARRAY" });
+  expectRejected((c) => c.load("[]"), { code: "NOT_AN_ARRAY" });
+  expectRejected((c) => c.prepend(undefined), { code: "NOT_AN_ARRAY" });
+  expectRejected((c) => c.loadJson("42"), { code: "NOT_AN_ARRAY" });
+});
+
+test("load options: an object or nothing, never a bare flag", () => {
+  const older = [{ seq: 1, time: 1, type: "turn/start", data: { turn: 1 } }];
+  // The pre-1.0 calls took a boolean where the options go: they throw instead of meaning false.
+  expectRejected((c) => c.load(window, true), { code: "INVALID_ARGUMENT" });
+  expectRejected((c) => c.load(window, false), { code: "INVALID_ARGUMENT" });
+  expectRejected((c) => c.prepend(older, false), { code: "INVALID_ARGUMENT" });
+  expectRejected((c) => c.loadJson("[]", true), { code: "INVALID_ARGUMENT" });
+  expectRejected((c) => c.prependJson("[]", 0), { code: "INVALID_ARGUMENT" });
+  expectRejected((c) => c.load(window, { hasMore: 1 }), { code: "INVALID_ARGUMENT" });
+  expectRejected((c) => c.prepend(older, { hasMore: "yes" }), { code: "INVALID_ARGUMENT" });
+  assert.throws(() => new Conversation().load(window, "x"), (e) => e.code === "INVALID_ARGUMENT" && /options/.test(e.message));
+  // Absent, null, {} and { hasMore: undefined } all mean hasMore: false.
+  for (const options of [undefined, null, {}, { hasMore: undefined }, { hasMore: false }]) {
+    const conversation = new Conversation();
+    conversation.load(window, { hasMore: true });
+    conversation.load(window, options);
+    assert.equal(conversation.hasMore, false, JSON.stringify(options));
+    conversation.free();
+  }
+  const conversation = new Conversation();
+  conversation.loadJson(JSON.stringify(window), { hasMore: true });
+  assert.equal(conversation.hasMore, true);
+  conversation.prependJson(JSON.stringify(older), {});
+  assert.equal(conversation.hasMore, false);
+  conversation.load(window.slice(2), { hasMore: true });
+  conversation.prepend(window.slice(0, 2), { hasMore: true });
+  assert.equal(conversation.hasMore, true);
+  conversation.free();
 });
 
 test("an element that is not an event object", () => {
@@ -121,12 +151,12 @@ test("an event without seq, or with a seq that is not a safe integer", () => {
 test("a non-increasing seq", () => {
   expectRejected((c) => c.append([{ seq: 13, time: 1, type: "x" }]), { code: "NON_INCREASING_SEQ", index: 0, seq: 13 });
   expectRejected((c) => c.append([{ seq: 20, type: "x" }, { seq: 20, type: "x" }]), { code: "NON_INCREASING_SEQ", index: 1, seq: 20 });
-  expectRejected((c) => c.load([{ seq: 5, type: "x" }, { seq: 4, type: "x" }], false), { code: "NON_INCREASING_SEQ", index: 1, seq: 4 });
+  expectRejected((c) => c.load([{ seq: 5, type: "x" }, { seq: 4, type: "x" }]), { code: "NON_INCREASING_SEQ", index: 1, seq: 4 });
 });
 
 test("a prepended page not older than the window", () => {
-  expectRejected((c) => c.prepend([{ seq: 8, type: "x" }, { seq: 10, type: "x" }], false), { code: "PREPEND_NOT_OLDER", index: 1, seq: 10 });
-  expectRejected((c) => c.prependJson('[{"seq": 30, "type": "x"}]', false), { code: "PREPEND_NOT_OLDER", index: 0, seq: 30 });
+  expectRejected((c) => c.prepend([{ seq: 8, type: "x" }, { seq: 10, type: "x" }]), { code: "PREPEND_NOT_OLDER", index: 1, seq: 10 });
+  expectRejected((c) => c.prependJson('[{"seq": 30, "type": "x"}]'), { code: "PREPEND_NOT_OLDER", index: 0, seq: 30 });
 });
 
 test("a wrong surfaceOp shape", () => {

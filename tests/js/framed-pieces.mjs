@@ -44,7 +44,7 @@ export function checkPieces(cases, maxPiece) {
     // The reference: the loaded text (framed.test.mjs checks it against the expectations).
     const [expectedShown, expectedDigest] = using(new Conversation(), (conv) => {
       const replay = new ReplayedChat();
-      replay.apply(conv.loadJson(bytes, false));
+      replay.apply(conv.loadJson(bytes));
       return [shown(conv), digest(conv, replay)];
     });
     // Every size at or past the length cuts nothing: one run stands for all of them.

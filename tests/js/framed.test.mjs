@@ -71,7 +71,7 @@ test("framed cases: loadJson of the text, as a string and as bytes", () => {
       };
       try {
         using(new Conversation(), (conv) => {
-          const change = conv.loadJson(input, kase.hasMore ?? false);
+          const change = conv.loadJson(input, { hasMore: kase.hasMore ?? false });
           check("window", conv.lines(), kase.expected.window);
           check("final", formatViews(conv, check, "final"), kase.expected.final);
           check("session", conv.session, kase.session);
@@ -92,7 +92,7 @@ test("framed cases: the parsed rows (the torn line left out) with load", () => {
     const rows = parsedRows(kase.rawLog, kase.tornTail);
     try {
       using(new Conversation(), (conv) => {
-        conv.load(rows, kase.hasMore ?? false);
+        conv.load(rows, { hasMore: kase.hasMore ?? false });
         const check = (what, actual, expected) => {
           const difference = firstDifference(actual, expected);
           if (difference) failures.push(`${kase.name}: load(rows): ${what}: ${difference}`);
@@ -140,7 +140,7 @@ test("framed cases: bytes fed at seeded random cuts", () => {
   const failures = [];
   for (const kase of framed) {
     const bytes = encoder.encode(kase.rawLog);
-    const expected = shownAfter((conv) => conv.loadJson(bytes, false));
+    const expected = shownAfter((conv) => conv.loadJson(bytes));
     for (let round = 0; round < RANDOM_CUTS; round++) {
       const cuts = randomCuts(rand, bytes.length);
       try {
@@ -178,14 +178,14 @@ test("property: a framed log fed in any chunks equals loadJson of the whole, and
   const rand = random(1017);
   const failures = [];
   for (const kase of framed) {
-    const plain = shownAfter((conv) => conv.load(kase.events, false));
+    const plain = shownAfter((conv) => conv.load(kase.events));
     for (let round = 0; round < 8; round++) {
       // `end`: the line end a text without one still needs before feed can know its last line is complete.
       const { text, end, hasHeader } = randomFraming(rand, kase.events, kase.session ?? { type: "session", version: 5, id: "p" });
       const bytes = encoder.encode(text);
       try {
         const whole = using(new Conversation(), (conv) => {
-          conv.loadJson(text, false);
+          conv.loadJson(text);
           return [shown(conv), hasHeader === (conv.session !== undefined)];
         });
         if (whole[0] !== plain) failures.push(`${kase.name} round ${round}: loadJson of a framing differs from load(events): ${difference(whole[0], plain)}`);
@@ -217,15 +217,15 @@ test("property: feed after load equals append (and appendJson)", () => {
       const tailBytes = encoder.encode(tailText);
       try {
         const appended = shownAfter((conv) => {
-          conv.load(head, false);
+          conv.load(head);
           conv.append(tail);
         });
         const appendedJson = shownAfter((conv) => {
-          conv.load(head, false);
+          conv.load(head);
           conv.appendJson(tailText);
         });
         const fed = shownAfter((conv) => {
-          conv.load(head, false);
+          conv.load(head);
           fedAt(tailBytes, randomCuts(rand, tailBytes.length), conv);
         });
         if (fed !== appended) failures.push(`${kase.name} split ${k}: feed after load != append: ${difference(fed, appended)}`);
@@ -245,12 +245,12 @@ test("property: loadJson of a file cut anywhere, then feed of the rest, equals l
   const failures = [];
   for (const kase of framed) {
     const bytes = encoder.encode(kase.rawLog);
-    const whole = shownAfter((conv) => conv.loadJson(bytes, false));
+    const whole = shownAfter((conv) => conv.loadJson(bytes));
     for (let round = 0; round < 8; round++) {
       const cut = Math.floor(rand() * (bytes.length + 1));
       try {
         const fed = shownAfter((conv) => {
-          conv.loadJson(bytes.subarray(0, cut), false);
+          conv.loadJson(bytes.subarray(0, cut));
           fedAt(bytes.subarray(cut), randomCuts(rand, bytes.length - cut), conv);
         });
         if (fed !== whole) failures.push(`${kase.name} cut ${cut}: ${difference(fed, whole)}`);
@@ -274,7 +274,7 @@ const sessionFile = (name) => readFileSync(join(sessions, name));
  */
 function rejectsFedChunk(text, cutInside, badChunk, code) {
   const bytes = encoder.encode(text);
-  const expected = shownAfter((conv) => conv.loadJson(bytes, false));
+  const expected = shownAfter((conv) => conv.loadJson(bytes));
   using(new Conversation(), (conv) => {
     conv.feed(bytes.subarray(0, cutInside));
     const before = shown(conv);
@@ -312,15 +312,15 @@ test("bad input: a format 2 header, a seq in a seq-less log, a torn line in the 
     assert.equal(conv.session, undefined);
   });
   const old = sessionFile("format2.jsonl");
-  expectCode((conv) => conv.loadJson(old, false), "UNSUPPORTED_FORMAT_VERSION");
+  expectCode((conv) => conv.loadJson(old), "UNSUPPORTED_FORMAT_VERSION");
   expectCode((conv) => conv.feed(old), "UNSUPPORTED_FORMAT_VERSION");
-  expectCode((conv) => conv.load(parsedRows(old.toString("utf8")), false), "UNSUPPORTED_FORMAT_VERSION");
+  expectCode((conv) => conv.load(parsedRows(old.toString("utf8"))), "UNSUPPORTED_FORMAT_VERSION");
   const seqless = sessionFile("seqless.jsonl").toString("utf8").split("\n");
   seqless[4] = JSON.stringify({ ...JSON.parse(seqless[4]), seq: 3 });
-  expectCode((conv) => conv.loadJson(seqless.join("\n"), false), "INVALID_SEQ");
+  expectCode((conv) => conv.loadJson(seqless.join("\n")), "INVALID_SEQ");
   const torn = sessionFile("torn.jsonl");
   const middle = Buffer.concat([torn, Buffer.from('\r\n{"seq":999,"time":1,"type":"turn/start","data":{"turn":3}}\r\n')]);
-  expectCode((conv) => conv.loadJson(middle, false), "MALFORMED_JSON");
+  expectCode((conv) => conv.loadJson(middle), "MALFORMED_JSON");
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -334,14 +334,14 @@ function sameShown(actual, expected, what) {
 test("session files: each opens by every path to the lines and views of its plain events", () => {
   const events = readSessionLog(sessionFile("session.jsonl")).events;
   assert.ok(events.length > 20);
-  const reference = (list) => shownAfter((conv) => conv.load(list, false));
+  const reference = (list) => shownAfter((conv) => conv.load(list));
   const plain = reference(events);
   // The snapshot form has no times: each reads as 0.
   const untimed = reference(events.map((event) => ({ ...event, time: 0 })));
   for (const [name, expected] of [["session.jsonl", plain], ["notifications.jsonl", plain], ["torn.jsonl", plain], ["seqless.jsonl", untimed]]) {
     const bytes = sessionFile(name);
     using(new Conversation(), (conv) => {
-      const change = conv.loadJson(bytes, false);
+      const change = conv.loadJson(bytes);
       sameShown(shown(conv), expected, `${name}: loadJson`);
       const header = parsedRows(bytes.toString("utf8"), change.tornTail)[0];
       assert.deepEqual(conv.session, header.type === "session" ? header : undefined, `${name}: session`);
@@ -351,7 +351,7 @@ test("session files: each opens by every path to the lines and views of its plai
   }
   const torn = sessionFile("torn.jsonl");
   using(new Conversation(), (conv) => {
-    const { tornTail } = conv.loadJson(torn, false);
+    const { tornTail } = conv.loadJson(torn);
     const lastLine = torn.subarray(torn.lastIndexOf(0x0a) + 1);
     assert.deepEqual(tornTail, { line: torn.toString("utf8").split("\n").length, bytes: lastLine.length });
   });

@@ -41,7 +41,7 @@ for (let load = 0; load < loads; load++) {
   for (let i = 0; i < 3; i++) global.gc();
   console.log(`=== load ${load}`);
   const conversation = new Conversation();
-  conversation.load(events, false);
+  conversation.load(events);
   conversation.views();
   conversation.free();
 }

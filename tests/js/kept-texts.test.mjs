@@ -32,7 +32,7 @@ function log(first, count, label, replaceEvery = 0) {
 function freshViews(events, hasMore = false) {
   const conversation = new Conversation();
   try {
-    conversation.load(events, hasMore);
+    conversation.load(events, { hasMore: hasMore });
     return conversation.views();
   } finally {
     conversation.free();
@@ -45,12 +45,12 @@ test("views after other loads, appends and prepends hand out the window's own te
   const conversation = new Conversation();
   try {
     const first = log(1, 40, "first");
-    conversation.load(first, false);
+    conversation.load(first);
     assert.deepEqual(conversation.views(), freshViews(first));
 
     // Another log in the same conversation: none of the first log's texts may come back.
     const second = log(1, 40, "second", 3);
-    conversation.load(second, false);
+    conversation.load(second);
     assert.deepEqual(texts(conversation.views()), texts(freshViews(second)));
     assert.deepEqual(conversation.views(), freshViews(second));
 
@@ -68,9 +68,9 @@ test("views after other loads, appends and prepends hand out the window's own te
     // A prepend re-folds the window: the views equal a fresh load of the whole.
     const older = log(-30, 30, "older");
     const window = log(1, 30, "window", 4);
-    conversation.load(window, true);
+    conversation.load(window, { hasMore: true });
     conversation.views();
-    conversation.prepend(older, false);
+    conversation.prepend(older);
     assert.deepEqual(conversation.views(), freshViews(older.concat(window)));
   } finally {
     conversation.free();
@@ -81,7 +81,7 @@ test("repeated views are equal, and a change's cards carry the same texts", () =
   const conversation = new Conversation();
   try {
     const events = log(1, 300, "repeat", 5);
-    const change = conversation.load(events, false);
+    const change = conversation.load(events);
     const views = conversation.views();
     assert.deepEqual(conversation.views(), views);
     const byKey = new Map(views.chat.map((card) => [card.key, card.text]));

@@ -36,8 +36,8 @@ test("wasm memory stays bounded", { skip: typeof global.gc !== "function" && "ne
 
   for (let i = 0; i < 10_000; i++) {
     const conversation = new Conversation();
-    if (i % 2) conversation.load(events, false);
-    else conversation.loadJson(text, false);
+    if (i % 2) conversation.load(events);
+    else conversation.loadJson(text);
     conversation.views();
     conversation.free();
   }
@@ -45,7 +45,7 @@ test("wasm memory stays bounded", { skip: typeof global.gc !== "function" && "ne
   const afterCycles = memory();
 
   const conversation = new Conversation();
-  conversation.load(events, false);
+  conversation.load(events);
   for (let i = 0; i < 100_000; i++) conversation.stateAt((i % 60) + 1);
   let state;
   for (let i = 0; i < 20_000; i++) state = inspectSystemPrompt(state, events[i % 60]);
@@ -62,7 +62,7 @@ test("wasm memory stays bounded", { skip: typeof global.gc !== "function" && "ne
 test("dropped state handles are freed by the garbage collector", { skip: typeof global.gc !== "function" && "needs node --expose-gc" }, async () => {
   const events = session(60);
   const conversation = new Conversation();
-  conversation.load(events, false);
+  conversation.load(events);
   await collect();
   // Churn: if dropped handles were never freed, every pass would keep a little more alive.
   const sizes = [];
@@ -79,7 +79,7 @@ test("dropped state handles are freed by the garbage collector", { skip: typeof 
 test("stateAt hands out one handle per state, owned by the conversation", () => {
   const events = session(60);
   const conversation = new Conversation();
-  conversation.load(events.slice(10), true);
+  conversation.load(events.slice(10), { hasMore: true });
   const a = conversation.stateAt(30);
   assert.equal(conversation.stateAt(30), a, "the same state gives the same handle");
   assert.equal(conversation.stateAt(30.5), a, "any seq up to the next relevant event too");
@@ -98,12 +98,12 @@ test("stateAt hands out one handle per state, owned by the conversation", () => 
   // An append keeps the handles; a prepend or a load gives new ones, and old ones stay valid.
   conversation.append([{ seq: 61, time: 61, type: "step/end", data: { turn: 1, step: 1 } }]);
   assert.equal(conversation.stateAt(30), b);
-  conversation.prepend(events.slice(0, 10), false);
+  conversation.prepend(events.slice(0, 10));
   const c = conversation.stateAt(30);
   assert.notEqual(c, b);
   assert.equal(b.firstSeq, 11, "the old handle still shows the old window");
   assert.equal(c.firstSeq, 1);
-  conversation.load(events, false);
+  conversation.load(events);
   assert.notEqual(conversation.stateAt(30), c);
   assert.equal(c.firstSeq, 1);
   own.free();
@@ -115,7 +115,7 @@ test("cached state handles are collected once their conversation is gone", { ski
   const events = session(60);
   const watch = (free) => {
     const conversation = new Conversation();
-    conversation.load(events, false);
+    conversation.load(events);
     const handles = [];
     for (let seq = 1; seq <= 60; seq++) {
       const state = conversation.stateAt(seq);

@@ -85,14 +85,14 @@ test("JS objects read exactly as their JSON text", () => {
   for (let seed = 1; seed <= 60; seed++) {
     const events = session(seed, 120);
     const fromText = new Conversation();
-    fromText.loadJson(JSON.stringify(events), false);
+    fromText.loadJson(JSON.stringify(events));
     const fromObjects = new Conversation();
-    fromObjects.load(events, false);
+    fromObjects.load(events);
     assert.equal(observe(fromObjects), observe(fromText), `seed ${seed}: load`);
     // The same events in pages: prepend, load, append; each batch starts its own tools chain.
     const paged = new Conversation();
-    paged.load(events.slice(40, 80), true);
-    paged.prepend(events.slice(0, 40), false);
+    paged.load(events.slice(40, 80), { hasMore: true });
+    paged.prepend(events.slice(0, 40));
     paged.append(events.slice(80));
     assert.equal(observe(paged), observe(fromText), `seed ${seed}: pages`);
     for (const c of [fromText, fromObjects, paged]) c.free();
@@ -177,8 +177,8 @@ test("odd values read exactly as their JSON text", () => {
     const events = oddSession(seed, 30);
     // BigInts sit only in members the rules never read: the text leaves them out.
     const text = JSON.stringify(events, (key, value) => (typeof value === "bigint" ? undefined : value));
-    const fromText = outcome((c) => c.loadJson(text, false));
-    const fromObjects = outcome((c) => c.load(events, false));
+    const fromText = outcome((c) => c.loadJson(text));
+    const fromObjects = outcome((c) => c.load(events));
     assert.equal(fromObjects, fromText, `seed ${seed}`);
     if (!fromText.startsWith('{"code"')) loaded++;
   }
@@ -209,8 +209,8 @@ test("a string read in pieces reads as its UTF-8 bytes", () => {
   const lines = `${events.map((event) => JSON.stringify(event)).join("\n")}\n`;
   const damaged = `${text.slice(0, -3)},${text.slice(-3)}`;
   for (const [name, json] of [["array", text], ["lines", lines], ["damaged", damaged]]) {
-    const fromString = outcome((c) => c.loadJson(json, false), viewsOnly);
-    const fromBytes = outcome((c) => c.loadJson(new TextEncoder().encode(json), false), viewsOnly);
+    const fromString = outcome((c) => c.loadJson(json), viewsOnly);
+    const fromBytes = outcome((c) => c.loadJson(new TextEncoder().encode(json)), viewsOnly);
     assert.equal(fromString, fromBytes, name);
     assert.equal(fromString.startsWith('{"code"'), name === "damaged", `${name}: ${fromString.slice(0, 200)}`);
   }
@@ -233,7 +233,7 @@ test("boxed values and class instances read as JSON writes them", () => {
   ];
   const text = (events) => JSON.stringify(events, (key, value) => (typeof value === "bigint" ? undefined : value));
   for (const [i, events] of batches.entries()) {
-    assert.equal(outcome((c) => c.load(events, false)), outcome((c) => c.loadJson(text(events), false)), `batch ${i}`);
+    assert.equal(outcome((c) => c.load(events)), outcome((c) => c.loadJson(text(events))), `batch ${i}`);
   }
 });
 
@@ -250,11 +250,11 @@ function assertReadAsTextWhilePolluted(events, pollute) {
   let fromObjects;
   try {
     if (pollute) addZToPrototype();
-    fromObjects = outcome((c) => c.load(events, false));
+    fromObjects = outcome((c) => c.load(events));
   } finally {
     delete Object.prototype.z;
   }
-  assert.equal(fromObjects, outcome((c) => c.loadJson(text, false)));
+  assert.equal(fromObjects, outcome((c) => c.loadJson(text)));
 }
 
 test("an enumerable member on Object.prototype does not make different tools the same", () => {
@@ -294,8 +294,8 @@ test("tools compared by tokens read as their JSON text, with either walk", () =>
         const next = random(seed);
         for (let i = 0; i < 12; i++) batch.push(header(batch.length + 1, lists[Math.floor(next() * lists.length)]()));
       }
-      const fromObjects = outcome((c) => c.load(batch, false));
-      assert.equal(fromObjects, outcome((c) => c.loadJson(JSON.stringify(batch), false)), `${walk} walk, seeds ${first} to ${first + seeds - 1}`);
+      const fromObjects = outcome((c) => c.load(batch));
+      assert.equal(fromObjects, outcome((c) => c.loadJson(JSON.stringify(batch))), `${walk} walk, seeds ${first} to ${first + seeds - 1}`);
       changes += (fromObjects.match(/"tools":\[/g) ?? []).length;
     }
     assert.ok(changes > 1000, `${walk} walk: only ${changes} tool lists shown`);
@@ -361,8 +361,8 @@ test("a look-alike of plain data at any depth reads as its JSON text, with eithe
         batch.push(request(batch.length + 1, nest(plain(), depth)));
         batch.push(request(batch.length + 1, nest(odd(), depth)));
         if (together && i < lookAlikes.length - 1) continue;
-        const fromObjects = outcome((c) => c.load(batch, false));
-        assert.equal(fromObjects, outcome((c) => c.loadJson(JSON.stringify(batch), false)), `${walk} walk, depth ${depth}, look-alike ${together ? "any" : i}`);
+        const fromObjects = outcome((c) => c.load(batch));
+        assert.equal(fromObjects, outcome((c) => c.loadJson(JSON.stringify(batch))), `${walk} walk, depth ${depth}, look-alike ${together ? "any" : i}`);
         batch = [];
       }
     }
@@ -385,7 +385,7 @@ test("an array with the prototype of a record reads as its JSON text", () => {
   for (const [i, events] of cases.entries()) {
     const all = [{ seq: 1, time: 1, type: "system/message", surfaceOp: "append", data: { message: { content: [{ type: "text", text: "S" }] } } }, ...events];
     for (const batch of [events, all]) {
-      assert.equal(outcome((c) => c.load(batch, false)), outcome((c) => c.loadJson(JSON.stringify(batch), false)), `case ${i}`);
+      assert.equal(outcome((c) => c.load(batch)), outcome((c) => c.loadJson(JSON.stringify(batch))), `case ${i}`);
     }
   }
 });
@@ -398,7 +398,7 @@ function assertReadAsTextWithPrototypeMember(events, prototype, name, value) {
   try {
     define();
     const text = JSON.stringify(events);
-    for (const load of [(c) => c.load(events, false), (c) => c.loadJson(text, false)]) {
+    for (const load of [(c) => c.load(events), (c) => c.loadJson(text)]) {
       const conversation = new Conversation();
       try {
         load(conversation);
@@ -445,7 +445,7 @@ test("a toJSON given to Object.prototype during a batch reads as JSON text", () 
   };
   const events = [toolsHeader(1, [{ name: "a" }]), toolsHeader(2, [{ name: "a" }]), polluting, toolsHeader(4, [{ name: "a" }])];
   const observed = [];
-  for (const load of [(c) => c.load(events, false), (c) => c.loadJson(JSON.stringify(events), false)]) {
+  for (const load of [(c) => c.load(events), (c) => c.loadJson(JSON.stringify(events))]) {
     const conversation = new Conversation();
     try {
       load(conversation);

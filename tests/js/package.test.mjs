@@ -32,18 +32,18 @@ test("the packed package installs and loads from CommonJS, ESM and the web build
     ]);
     const scripts = {
       "cjs.cjs": `const { Conversation } = require("promptfold");
-        const c = new Conversation(); c.loadJson(${JSON.stringify(log)}, false);
+        const c = new Conversation(); c.loadJson(${JSON.stringify(log)});
         console.log(c.stateAt(2).effective.text + c.views().chat.length);`,
       "esm.mjs": `import { Conversation, inspectSystemPrompt } from "promptfold";
         import whole from "promptfold";
-        const c = new Conversation(); c.loadJson(${JSON.stringify(log)}, false);
+        const c = new Conversation(); c.loadJson(${JSON.stringify(log)});
         console.log(c.stateAt(2).effective.text + c.views().chat.length + typeof inspectSystemPrompt + typeof whole.Conversation);`,
       "web.mjs": `import { readFileSync } from "node:fs";
         import { createRequire } from "node:module";
         import { initSync, Conversation } from "promptfold/web";
         const require = createRequire(import.meta.url);
         initSync({ module: readFileSync(require.resolve("promptfold/web/promptfold_bg.wasm")) });
-        const c = new Conversation(); c.loadJson(${JSON.stringify(log)}, false);
+        const c = new Conversation(); c.loadJson(${JSON.stringify(log)});
         console.log(c.stateAt(2).effective.text + c.views().chat.length);`,
     };
     const outputs = {};

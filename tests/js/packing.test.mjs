@@ -10,8 +10,8 @@ import { outcome } from "./outcome.mjs";
 const { Conversation } = promptfold;
 
 function assertReadAsText(events, text, message) {
-  const fromObjects = outcome((c) => c.load(events, false));
-  assert.equal(fromObjects, outcome((c) => c.loadJson(text, false)), message);
+  const fromObjects = outcome((c) => c.load(events));
+  assert.equal(fromObjects, outcome((c) => c.loadJson(text)), message);
   return fromObjects;
 }
 
@@ -40,7 +40,7 @@ test("wasm memory that grows while a batch is packed", () => {
         get data() {
           if (active) {
             const before = promptfold.wasmMemoryBytes();
-            other.load([system(1, ["x".repeat(before)])], false);
+            other.load([system(1, ["x".repeat(before)])]);
             if (promptfold.wasmMemoryBytes() > before) grown++;
           }
           return data;
@@ -52,10 +52,10 @@ test("wasm memory that grows while a batch is packed", () => {
   }
   const text = JSON.stringify(events);
   active = true;
-  const fromObjects = outcome((c) => c.load(events, false));
+  const fromObjects = outcome((c) => c.load(events));
   active = false;
   assert.equal(grown, 3, "the wasm memory grew at each of the three getters");
-  assert.equal(fromObjects, outcome((c) => c.loadJson(text, false)));
+  assert.equal(fromObjects, outcome((c) => c.loadJson(text)));
   other.free();
 });
 
@@ -97,9 +97,9 @@ test("a batch that gains events while packed", () => {
     },
   });
   for (let seq = 2; seq <= 5; seq++) events.push(header(seq, []));
-  const loaded = outcome((c) => c.load(events, false));
+  const loaded = outcome((c) => c.load(events));
   assert.equal(events.length, 405);
-  assert.equal(loaded, outcome((c) => c.loadJson(JSON.stringify(events), false)));
+  assert.equal(loaded, outcome((c) => c.loadJson(JSON.stringify(events))));
   assert.ok(loaded.includes('"seq":1399'));
 });
 
@@ -123,7 +123,7 @@ test("a batch past the reserved room", () => {
       conversation.free();
     }
   };
-  const fromObjects = seen((c) => c.load(events, false));
-  assert.equal(fromObjects, seen((c) => c.loadJson(JSON.stringify(events), false)));
+  const fromObjects = seen((c) => c.load(events));
+  assert.equal(fromObjects, seen((c) => c.loadJson(JSON.stringify(events))));
   assert.ok(fromObjects.includes('"prompt 263001"'));
 });

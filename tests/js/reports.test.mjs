@@ -144,10 +144,10 @@ test("change reports replay into the cards views() shows, member for member", ()
     try {
       // The middle third first, then older pages, then the newest events one by one.
       const [first, last] = [20, 40];
-      replay.apply(conversation.load(events.slice(first, last), true));
+      replay.apply(conversation.load(events.slice(first, last), { hasMore: true }));
       assert.ok(replay.agrees(conversation), `seed ${seed}: load`);
       for (const [from, to] of [[10, 20], [0, 10]]) {
-        const change = conversation.prepend(events.slice(from, to), from > 0);
+        const change = conversation.prepend(events.slice(from, to), { hasMore: from > 0 });
         removed += change.chat.removed.length;
         replay.apply(change);
         assert.ok(replay.agrees(conversation), `seed ${seed}: prepend ${from}..${to}`);

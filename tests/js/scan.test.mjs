@@ -46,7 +46,7 @@ test("strings end where their text ends, in read and skipped members", () => {
     });
   }
   const conversation = new Conversation();
-  const change = conversation.loadJson(JSON.stringify(events), false);
+  const change = conversation.loadJson(JSON.stringify(events));
   const read = change.chat.added.filter((card) => card.source === "system").map((card) => card.text);
   assert.deepEqual(read, all);
   conversation.free();
@@ -67,7 +67,7 @@ test("a header value that differs from the last one in one byte is read as writt
     }
   }
   const conversation = new Conversation();
-  conversation.loadJson(JSON.stringify(events), false);
+  conversation.loadJson(JSON.stringify(events));
   for (const [seq, tools, config] of expected) {
     const { prompt } = conversation.requestAt(seq);
     assert.deepEqual(prompt.tools, tools, `tools of ${seq}`);

@@ -39,7 +39,7 @@ function assertTools(tools, where) {
 
 test("configs and tools come back as JSON.parse makes them, from every call", () => {
   const conversation = new Conversation();
-  conversation.loadJson(LOG, false);
+  conversation.loadJson(LOG);
   const { headers, requests } = conversation.views().trajectory;
   assertConfig(headers[0].prompt.config, "views() first header");
   assertTools(headers[0].prompt.tools, "views() first header");
@@ -64,7 +64,7 @@ test("configs and tools come back as JSON.parse makes them, from every call", ()
 
 test("states, nodes and lines have every member, none as undefined (null from toJSON)", () => {
   const conversation = new Conversation();
-  conversation.loadJson(LOG, false);
+  conversation.loadJson(LOG);
   const state = conversation.stateAt(4);
   const node = { seq: 1, time: 10, turn: 0, step: 0, text: "Be brief.", update: false };
   assert.deepEqual(state.effective, node);
@@ -85,7 +85,7 @@ test("states, nodes and lines have every member, none as undefined (null from to
   // An empty first prompt: no effective prompt.
   const empty = { seq: 1, time: 1, type: "system/message", data: { message: { content: [{ type: "text", text: "" }] } }, surfaceOp: "append" };
   const alone = new Conversation();
-  alone.load([empty], false);
+  alone.load([empty]);
   const withheld = alone.stateAt(1);
   assert.equal(withheld.effective, undefined);
   assert.equal(withheld.toJSON().effective, null);

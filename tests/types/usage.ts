@@ -34,7 +34,17 @@ import {
   type TornTail,
   type SystemPromptNode,
   type SystemPromptState,
+  type SystemPromptStateData,
   type SystemPromptStateJson,
+  type TrajectoryRequest,
+  type ConfigDiff,
+  type ToolStatus,
+  type ToolsDiff,
+  type SystemDiff,
+  type TextDiff,
+  type ContextBreakdown,
+  type PromptSnapshot,
+  type LoadOptions,
   type Views,
 } from "../../pkg/bundler/promptfold.js";
 
@@ -45,15 +55,15 @@ const events: SessionEvent[] = [
 ];
 
 const conversation = new Conversation();
-const change: ConversationChange = conversation.load(events, false);
+const change: ConversationChange = conversation.load(events);
 const added: ChatCard[] = change.chat.added;
 const removedKeys: string[] = change.chat.removed;
 const trajectoryChanged: boolean = change.trajectoryChanged;
 conversation.append([{ seq: 4, time: 4, type: "user/message" }]);
-conversation.prepend([], false);
-conversation.loadJson("[]", false);
+conversation.prepend([]);
+conversation.loadJson("[]");
 conversation.appendJson(new Uint8Array());
-conversation.prependJson("", true);
+conversation.prependJson("", { hasMore: true });
 
 const views: Views = conversation.views();
 const firstCard: ChatCard | undefined = views.chat[0];
@@ -65,13 +75,27 @@ if (kind === "system-and-tools" || kind === "initial" || kind === "system" || ki
   // every ChangeKind is one of these
 }
 const lines: EventLine[] = conversation.lines();
-const firstState = lines[0]?.system;
+const firstState: SystemPromptStateData | undefined = lines[0]?.system;
 const uncertainLine: boolean | undefined = firstState?.uncertain;
+// "None" is `undefined` in what lines() gives, and `null` only in toJSON()'s JSON form.
+type NoneOf<T> = Exclude<T, object>;
+const noStateInLines: NoneOf<EventLine["system"]> = undefined;
+// @ts-expect-error lines() never gives null for "no state"
+const nullStateInLines: NoneOf<EventLine["system"]> = null;
+const noEffectiveInData: NoneOf<SystemPromptStateData["effective"]> = undefined;
+// @ts-expect-error the data form never gives null for "no prompt"
+const nullEffectiveInData: NoneOf<SystemPromptStateData["effective"]> = null;
+const noEffectiveInJson: NoneOf<SystemPromptStateJson["effective"]> = null;
+// @ts-expect-error the JSON form writes null, never undefined
+const undefinedEffectiveInJson: NoneOf<SystemPromptStateJson["effective"]> = undefined;
+void [noStateInLines, nullStateInLines, noEffectiveInData, nullEffectiveInData, noEffectiveInJson,
+  undefinedEffectiveInJson];
 
 const state: SystemPromptState | undefined = conversation.stateAt(2);
 const effective: SystemPromptNode | undefined = state?.effective;
 const text: string | undefined = effective?.text;
-const replacements: ReadonlyMap<number, number> | undefined = state?.replacements;
+const replacements: [number, number][] | undefined = state?.replacements;
+const replacementsInJson: [number, number][] | undefined = state?.toJSON().replacements;
 const json: SystemPromptStateJson | undefined = state?.toJSON();
 const effectiveInJson: SystemPromptNode | null | undefined = json?.effective;
 const request: RequestPromptInspection | undefined = conversation.requestAt(3);
@@ -83,7 +107,8 @@ let folded: SystemPromptState | undefined;
 for (const event of events) folded = inspectSystemPrompt(folded, event, { windowStart: 1 });
 folded = inspectSystemPrompt(folded, events[0]!);
 const inspection: RequestPromptInspection = inspectRequestPrompt(undefined, events[0]!, folded?.effective);
-inspectRequestPrompt(inspection.prompt, events[0]!, undefined);
+const previousPrompt: PromptSnapshot = inspection.prompt;
+inspectRequestPrompt(previousPrompt, events[0]!, undefined);
 const bytes: number = wasmMemoryBytes();
 
 try {
@@ -102,7 +127,13 @@ const nodeTokens: number | undefined = firstNode?.tokens;
 const superseded: number = context.supersededSystemTokens;
 const summary: ContextSummary = conversation.contextSummaryAt(3);
 const summaryIncomplete: boolean = summary.incomplete;
-const requestContext: RequestContext | undefined = conversation.views().trajectory.requests[0]?.context;
+const trajectoryRequest: TrajectoryRequest | undefined = conversation.views().trajectory.requests[0];
+const requestTurn: number | undefined = trajectoryRequest?.turn;
+const requestConfig: unknown = trajectoryRequest?.requestConfig;
+const requestContext: RequestContext | undefined = trajectoryRequest?.context;
+const answerSeq: number | undefined = requestContext?.answerSeq;
+const breakdown: ContextBreakdown = summary;
+void [requestTurn, requestConfig, answerSeq, breakdown];
 const newSeries: boolean | undefined = requestContext?.newSeries;
 const usage: unknown = requestContext?.usage;
 const totals: ContextTotals = conversation.contextTotals();
@@ -113,7 +144,7 @@ const wrongNodeType: ContextNode["type"] = "tool/call";
 void wrongNodeType;
 {
   using scoped = new Conversation();
-  scoped.load(events, true);
+  scoped.load(events, { hasMore: true });
 }
 // Prompt diffs: a card's, a header's, and of any two prompts.
 const cardDiff: PromptDiff | undefined = conversation.cardDiff("system:2");
@@ -125,8 +156,14 @@ const diffStarts: number | undefined = hunk && hunk.oldStart + hunk.oldLines + h
 const diffCounts: [number, number, boolean] = [ownDiff.system.added, ownDiff.system.removed, ownDiff.system.replacedWhole];
 const section: PromptSection | undefined = ownDiff.system.sections[0];
 const sectionStatus: SectionStatus | undefined = section?.status;
-const tool: ToolDiff | undefined = ownDiff.tools.changes[0];
-const toolStatus: "added" | "removed" | "changed" | undefined = tool?.status;
+const tools: ToolsDiff = ownDiff.tools;
+const tool: ToolDiff | undefined = tools.changes[0];
+const toolStatus: ToolStatus | undefined = tool?.status;
+const toolText: TextDiff | undefined = tool;
+const systemDiff: SystemDiff = ownDiff.system;
+const configMember: ConfigDiff | undefined = ownDiff.config[0];
+const configNew: unknown = configMember?.new;
+void [toolText, systemDiff, configNew];
 const orderOnly: boolean = ownDiff.tools.orderOnly && ownDiff.tools.orderChanged;
 const configOld: unknown = ownDiff.config[0]?.old;
 // @ts-expect-error a diff may be absent
@@ -147,13 +184,13 @@ const rows: SessionLogRow[] = [
   { jsonrpc: "2.0", method: "session.status", params: { sessionId: "s-1" } },
   { method: "session.event", params: { sessionId: "s-1", event: { seq: 1, time: 1, type: "turn/start" } } },
 ];
-conversation.load(rows, false);
-conversation.load([{ type: "user/message" }, { type: "turn/start", data: { turn: 1 } }], false);
+conversation.load(rows);
+conversation.load([{ type: "user/message" }, { type: "turn/start", data: { turn: 1 } }]);
 const sessionHeader: SessionHeader | undefined = conversation.session;
 const version: number | undefined = sessionHeader?.version;
 const fed: ConversationChange = conversation.feed(new Uint8Array([123, 10]));
 conversation.feed('{"seq":2,"time":2,"type":"x"}\n');
-const torn: TornTail | undefined = conversation.loadJson("", false).tornTail;
+const torn: TornTail | undefined = conversation.loadJson("").tornTail;
 const tornLine: number | undefined = torn?.line;
 // @ts-expect-error feed takes text or bytes
 conversation.feed(5);
@@ -161,9 +198,30 @@ conversation.feed(5);
 conversation.session = undefined;
 
 // @ts-expect-error events must be an array
-conversation.load(events[0], false);
-// @ts-expect-error hasMore is required
-conversation.load(events);
+conversation.load(events[0]);
+// Options objects: every member optional, the options too.
+const options: LoadOptions = { hasMore: true };
+const noOptions: LoadOptions = {};
+conversation.load(events, options);
+conversation.load(events, noOptions);
+conversation.load(events, {});
+conversation.prepend([], { hasMore: false });
+conversation.loadJson(new Uint8Array(), { hasMore: true });
+conversation.prependJson("[]", {});
+const optionalMore: boolean | undefined = options.hasMore;
+void optionalMore;
+// @ts-expect-error the options are an object: a bare boolean was the pre-1.0 call
+conversation.load(events, true);
+// @ts-expect-error the options are an object
+conversation.prepend(events, false);
+// @ts-expect-error the options are an object
+conversation.loadJson("[]", false);
+// @ts-expect-error the options are an object
+conversation.prependJson("[]", true);
+// @ts-expect-error hasMore is a boolean
+conversation.load(events, { hasMore: 1 });
+// @ts-expect-error options have no other members
+conversation.load(events, { more: true });
 // @ts-expect-error a seq is a number (an event of a seq-less log has none)
 conversation.append([{ seq: "1", time: 1, type: "x" }]);
 // @ts-expect-error surfaceOp is "append" or a replace object
@@ -221,5 +279,6 @@ const mustCheckKept: number = entry!.keptTokens;
 // @ts-expect-error cause kinds are a closed set
 const wrongKind: CacheCause["kind"] = "eviction";
 
+void [replacementsInJson];
 void [added, removedKeys, trajectoryChanged, title, turn, uncertainLine, text, replacements, effectiveInJson, request,
   windowStart, hasMore, length, bytes, wrongTitle, wrongCode, mustCheck, version, fed, tornLine, kept, causeNames, hitRate, readCount, balance, uncached, mustCheckKept, wrongKind];

@@ -189,7 +189,7 @@ fn run_case(name: &'static str, text: &str, checker: &mut Checker) -> Result<(),
     checker.check("pure", &pure_lines(&events)?, &expected["pure"]);
 
     let mut loaded = JsConversation::new();
-    loaded.load(events.clone().into(), has_more)?;
+    loaded.load(events.clone().into(), load_options(has_more))?;
     checker.check("window", &loaded.lines(), &expected["window"]);
     checker.check("final", &loaded.views()?, &expected["final"]);
 
@@ -213,8 +213,8 @@ fn run_case(name: &'static str, text: &str, checker: &mut Checker) -> Result<(),
             })
             .collect();
         match end {
-            None => staged.load(page.into(), more)?,
-            Some(_) => staged.prepend(page.into(), more)?,
+            None => staged.load(page.into(), load_options(more))?,
+            Some(_) => staged.prepend(page.into(), load_options(more))?,
         };
         end = Some(from);
         checker.check(
@@ -253,12 +253,19 @@ pub fn run_cases() {
     assert!(checker.checks >= CASES.len() * 6, "{summary}");
 }
 
+/// `{ hasMore }`, the options of `load` and `prepend`.
+fn load_options(has_more: bool) -> Option<JsValue> {
+    let options = js_sys::Object::new();
+    js_sys::Reflect::set(&options, &"hasMore".into(), &has_more.into()).ok()?;
+    Some(options.into())
+}
+
 /// Bad input through the JS API: a typed error with `code`, `index` and `seq`, window unchanged.
 pub fn bad_input_leaves_window_unchanged() {
     let mut conversation = JsConversation::new();
     let events = JSON::parse(r#"[{"seq":1,"time":1,"type":"system/message","data":{"turn":1,"step":1,"message":{"content":[{"type":"text","text":"A"}]}}}]"#)
         .unwrap_or(JsValue::UNDEFINED);
-    assert!(conversation.load(events, false).is_ok());
+    assert!(conversation.load(events, None).is_ok());
     let before = to_json(&conversation.lines());
     let bad =
         JSON::parse(r#"[{"seq":2,"type":"x"},{"seq":2,"type":"x"}]"#).unwrap_or(JsValue::UNDEFINED);
@@ -271,7 +278,7 @@ pub fn bad_input_leaves_window_unchanged() {
     assert_eq!(get(&error, "index").as_f64(), Some(1.0));
     assert_eq!(get(&error, "seq").as_f64(), Some(2.0));
     let error = conversation
-        .load_json(JsValue::from_str("[{"), false)
+        .load_json(JsValue::from_str("[{"), None)
         .err()
         .unwrap_or(JsValue::NULL);
     assert_eq!(
@@ -315,7 +322,7 @@ pub fn numbers_match_the_engine() {
             .ok()
             .and_then(|text| text.as_string());
         assert_eq!(
-            Some(promptfold::js_number_text(value)),
+            Some(promptfold::wasm::js_number_text(value)),
             written,
             "writing {text}"
         );

@@ -5,7 +5,7 @@
 export function summarize(Conversation, events) {
   const conversation = new Conversation();
   try {
-    conversation.load(events, false);
+    conversation.load(events);
     const cards = conversation.views().chat.map((card) => ({ key: card.key, text: card.text }));
     const state = conversation.stateAt(events[events.length - 1].seq);
     return { cards, prompt: state?.effective?.text ?? null };
