@@ -27,7 +27,7 @@ const time = (f) => {
 for (const workload of WORKLOADS) {
   const text = readFileSync(join(DATA_DIR, `${workload.name}.json`));
   const conversation = new Conversation();
-  conversation.loadJson(text, false);
+  conversation.loadJson(text);
   const views = [];
   const ledger = [];
   const priced = [];
