@@ -732,7 +732,17 @@ proptest! {
         let fresh = loaded(&log);
         let pieces = by_pieces(&events, cut.min(events.len()), live, page);
         let options = CacheOptions { prices: None, cache_ttl_ms: Some(1000.0) };
-        prop_assert_eq!(pieces.cache_ledger(&options).unwrap(), fresh.cache_ledger(&options).unwrap());
+        let expected = fresh.cache_ledger(&options).unwrap();
+        prop_assert_eq!(&pieces.cache_ledger(&options).unwrap(), &expected);
+        // Fed as JSON lines in pieces cut anywhere, the ledger is the fresh load's after each
+        // piece that completes the log.
+        let text = gen::lines_text(&log) + "\n";
+        let mut fed = Conversation::new();
+        let size = live * 97 + page;
+        for piece in text.as_bytes().chunks(size) {
+            fed.feed(piece).unwrap();
+        }
+        prop_assert_eq!(&fed.cache_ledger(&options).unwrap(), &expected);
         check_reference(&fresh, &log, Some(1000.0)).map_err(TestCaseError::fail)?;
     }
 }

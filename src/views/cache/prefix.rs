@@ -179,6 +179,8 @@ impl Positions {
             *slot_node = node.is_some();
             fenwick_add(&mut self.token_tree, slot, i64::from(tokens));
             fenwick_add(&mut self.count_tree, slot, 1);
+        } else {
+            debug_assert!(false, "a replace places its node in an existing slot");
         }
     }
 }
