@@ -1,0 +1,235 @@
+//! Reads one session file into a [`Conversation`] as a stream: fixed-size chunks through
+//! [`Conversation::feed`] (the library's reader of growing files), zstd decoded on the way by the
+//! `zstd` crate (docs/cli.md says why). No file is ever held whole: at most one chunk and the
+//! unfinished line the library keeps.
+
+use std::cell::Cell;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+use std::rc::Rc;
+
+use promptfold::{Conversation, EventKind};
+
+use crate::problem::{Problem, ProblemKind};
+
+/// Bytes handed to `feed` at a time.
+const CHUNK: usize = 1 << 20;
+
+/// A line longer than this is not a session log's (the library would keep it whole).
+pub const MAX_LINE: usize = 256 << 20;
+
+/// The first bytes of a zstd frame.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// A file read as far as it could be.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The session, with every event read.
+    pub conversation: Conversation,
+    /// Bytes of JSON lines read (after decompression).
+    pub bytes: u64,
+    /// A problem that still leaves a report of what was read (a torn tail, a zstd stream cut
+    /// short after some complete rows).
+    pub problem: Option<Problem>,
+}
+
+/// What reading a file gave.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Read (whole, or up to a reported problem).
+    Loaded(Box<Loaded>),
+    /// Its header says it is outside the time window: left unread after the header.
+    Filtered,
+    /// Nothing to report: the problem says why.
+    Failed(Problem),
+}
+
+/// A reader that counts the bytes it reads from disk and remembers an I/O error, so a zstd
+/// error can be told from a disk error behind the decoder.
+struct Counted<'a> {
+    file: File,
+    on_read: &'a dyn Fn(u64),
+    failed: Rc<Cell<bool>>,
+}
+
+impl Read for Counted<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.file.read(buf) {
+            Ok(n) => {
+                (self.on_read)(n as u64);
+                Ok(n)
+            }
+            Err(error) => {
+                self.failed.set(true);
+                Err(error)
+            }
+        }
+    }
+}
+
+fn has_zstd_name(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("zst") || ext.eq_ignore_ascii_case("zstd"))
+}
+
+/// Reads `path`. `on_read` is told of every block of bytes read from disk (for progress);
+/// `wanted` is asked once, as soon as the header row (or the first event) is read, whether the
+/// session is to be read at all.
+pub fn read_session(
+    path: &Path,
+    on_read: &dyn Fn(u64),
+    wanted: &dyn Fn(&Conversation) -> bool,
+) -> Outcome {
+    let shown = path.display().to_string();
+    let problem = |kind, reason: String, reported| Problem {
+        path: shown.clone(),
+        kind,
+        reason,
+        reported,
+    };
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(error) => {
+            return Outcome::Failed(problem(ProblemKind::Unreadable, error.to_string(), false))
+        }
+    };
+    let failed = Rc::new(Cell::new(false));
+    let counted = Counted {
+        file,
+        on_read,
+        failed: Rc::clone(&failed),
+    };
+    let mut buffered = BufReader::with_capacity(CHUNK, counted);
+    let zstd = match buffered.fill_buf() {
+        Ok(head) => head.starts_with(&ZSTD_MAGIC) || has_zstd_name(path),
+        Err(error) => {
+            return Outcome::Failed(problem(ProblemKind::Unreadable, error.to_string(), false))
+        }
+    };
+    let mut source: Box<dyn Read + '_> = if zstd {
+        match zstd::stream::read::Decoder::with_buffer(buffered) {
+            Ok(decoder) => Box::new(decoder),
+            Err(error) => {
+                return Outcome::Failed(problem(ProblemKind::CorruptZstd, error.to_string(), false))
+            }
+        }
+    } else {
+        Box::new(buffered)
+    };
+
+    let mut conversation = Conversation::new();
+    let mut bytes: u64 = 0;
+    let mut asked = false;
+    let mut chunk = vec![0u8; CHUNK];
+    let mut stopped: Option<Problem> = None;
+    loop {
+        let n = match source.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => {
+                let kind = if failed.get() || !zstd {
+                    ProblemKind::Unreadable
+                } else {
+                    ProblemKind::CorruptZstd
+                };
+                stopped = Some(problem(
+                    kind,
+                    format!("{error}, after {bytes} bytes of JSON lines"),
+                    true,
+                ));
+                break;
+            }
+        };
+        bytes = bytes.saturating_add(n as u64);
+        let Some(piece) = chunk.get(..n) else {
+            debug_assert!(false, "read more than the buffer");
+            break;
+        };
+        if let Err(error) = conversation.feed(piece) {
+            return Outcome::Failed(feed_problem(&conversation, &error, &shown));
+        }
+        if conversation.unfinished_line().len() > MAX_LINE {
+            let kind = if started(&conversation) {
+                ProblemKind::BadEvent
+            } else {
+                ProblemKind::NotASessionLog
+            };
+            let reason = format!("a line longer than {} MiB", MAX_LINE >> 20);
+            return Outcome::Failed(problem(kind, reason, false));
+        }
+        if !asked && started(&conversation) {
+            asked = true;
+            if !wanted(&conversation) {
+                return Outcome::Filtered;
+            }
+        }
+    }
+
+    let mut problem_after = stopped;
+    if !conversation.unfinished_line().is_empty() {
+        let torn = conversation.unfinished_line().len();
+        // A last line without its line end: complete JSON is a row, anything else a torn tail.
+        match conversation.feed(b"\n") {
+            Ok(_) => {}
+            Err(error) if error.code() == "MALFORMED_JSON" && started(&conversation) => {
+                problem_after.get_or_insert_with(|| {
+                    problem(
+                        ProblemKind::TornTail,
+                        format!("the last line ({torn} bytes) is cut short"),
+                        true,
+                    )
+                });
+            }
+            Err(error) => return Outcome::Failed(feed_problem(&conversation, &error, &shown)),
+        }
+    }
+    if !started(&conversation) {
+        let reason = match problem_after {
+            Some(problem) if problem.kind != ProblemKind::TornTail => {
+                return Outcome::Failed(Problem {
+                    reported: false,
+                    ..problem
+                })
+            }
+            _ if bytes == 0 => "the file is empty".to_string(),
+            _ => "no session header and no event".to_string(),
+        };
+        return Outcome::Failed(problem(ProblemKind::NotASessionLog, reason, false));
+    }
+    let known = |event: &promptfold::SessionEvent| !matches!(event.kind, EventKind::Other);
+    if conversation.session().is_none() && !conversation.events().iter().any(known) {
+        let reason = "no session header and no event of a known type".to_string();
+        return Outcome::Failed(problem(ProblemKind::NotASessionLog, reason, false));
+    }
+    if !asked && !wanted(&conversation) {
+        return Outcome::Filtered;
+    }
+    Outcome::Loaded(Box::new(Loaded {
+        conversation,
+        bytes,
+        problem: problem_after,
+    }))
+}
+
+/// Whether a header or an event has been read.
+fn started(conversation: &Conversation) -> bool {
+    conversation.session().is_some() || !conversation.is_empty()
+}
+
+fn feed_problem(conversation: &Conversation, error: &promptfold::Error, path: &str) -> Problem {
+    let kind = if error.code() == "UNSUPPORTED_FORMAT_VERSION" {
+        ProblemKind::UnsupportedVersion
+    } else if started(conversation) {
+        ProblemKind::BadEvent
+    } else {
+        ProblemKind::NotASessionLog
+    };
+    Problem {
+        path: path.to_string(),
+        kind,
+        reason: format!("{} ({})", error, error.code()),
+        reported: false,
+    }
+}
