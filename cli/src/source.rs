@@ -221,7 +221,9 @@ fn started(conversation: &Conversation) -> bool {
 fn feed_problem(conversation: &Conversation, error: &promptfold::Error, path: &str) -> Problem {
     let kind = if error.code() == "UNSUPPORTED_FORMAT_VERSION" {
         ProblemKind::UnsupportedVersion
-    } else if started(conversation) {
+    } else if started(conversation) || error.index().is_some_and(|index| index > 0) {
+        // A row after the first one of the file (the feed of a chunk is all or nothing, so the
+        // rows before it may not be in the window yet).
         ProblemKind::BadEvent
     } else {
         ProblemKind::NotASessionLog
