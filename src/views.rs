@@ -1,5 +1,6 @@
 //! The plain-data outputs of a window: event lines, views and change reports.
 
+pub(crate) mod cache;
 pub(crate) mod chat;
 pub(crate) mod location;
 pub(crate) mod observe;
