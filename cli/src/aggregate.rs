@@ -62,7 +62,7 @@ pub struct Totals {
     /// Observed uncached input tokens.
     #[serde(serialize_with = "maybe_number")]
     pub uncached_input_tokens: Option<f64>,
-    /// cache read / input.
+    /// Cache reads over all input, over the requests that report both (the rows' rate parts).
     pub observed_hit_rate: Option<f64>,
     /// Requests that broke the cache.
     pub breaks: u64,
@@ -139,6 +139,8 @@ pub fn totals(rows: &[SessionRow]) -> Totals {
     let mut totals = Totals::default();
     // Total tokens of the sessions with known requests, for the expected hit rate.
     let mut known_total: Option<f64> = None;
+    let mut rate_read: Option<f64> = None;
+    let mut rate_input: Option<f64> = None;
     for row in rows {
         totals.bytes = totals.bytes.saturating_add(row.bytes);
         totals.events = totals.events.saturating_add(row.events);
@@ -157,6 +159,8 @@ pub fn totals(rows: &[SessionRow]) -> Totals {
         totals.cache_write_tokens = plus_f(totals.cache_write_tokens, row.cache_write_tokens);
         totals.uncached_input_tokens =
             plus_f(totals.uncached_input_tokens, row.uncached_input_tokens);
+        rate_read = plus_f(rate_read, row.rate_cache_read_tokens);
+        rate_input = plus_f(rate_input, row.rate_input_tokens);
         totals.breaks = totals.breaks.saturating_add(row.breaks);
         totals.saved_tokens = totals.saved_tokens.saturating_add(row.saved_tokens);
         totals.superseded_tokens = totals
@@ -170,7 +174,7 @@ pub fn totals(rows: &[SessionRow]) -> Totals {
         };
     }
     totals.expected_hit_rate = rate(totals.kept_tokens.map(|kept| kept as f64), known_total);
-    totals.observed_hit_rate = rate(totals.cache_read_tokens, totals.input_tokens);
+    totals.observed_hit_rate = rate(rate_read, rate_input);
     totals
 }
 

@@ -1,8 +1,6 @@
 //! A session's figures for the report, read from the library's cache ledger.
 
-use promptfold::Conversation;
-
-use crate::prices::PriceTable;
+use promptfold::{CacheOptions, Conversation};
 
 /// The causes of a break, in the ledger's order (SPEC 11 item 3); one report column each.
 pub const CAUSES: [&str; 8] = [
@@ -15,16 +13,6 @@ pub const CAUSES: [&str; 8] = [
     "series",
     "idle",
 ];
-
-/// The ledger's options as given on the command line.
-#[derive(Clone, Debug, Default)]
-#[allow(dead_code)] // Until the ledger reads them.
-pub struct LedgerOptions {
-    /// Prices per million tokens.
-    pub prices: Option<PriceTable>,
-    /// The provider's cache lifetime.
-    pub cache_ttl_ms: Option<u64>,
-}
 
 /// Observed usage summed over the requests that report each figure (absent: none does).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -75,8 +63,10 @@ pub struct Facts {
     pub expected_hit_rate: Option<f64>,
     /// Observed usage.
     pub observed: Observed,
-    /// cache read / input.
+    /// Cache reads over all input, by the library's rule.
     pub observed_hit_rate: Option<f64>,
+    /// The observed hit rate's numerator and denominator (absent: no request has both).
+    pub rate_parts: Option<(f64, f64)>,
     /// Requests with broken tokens above 0.
     pub breaking_requests: u64,
     /// The breaks by cause, most broken tokens first.
@@ -93,45 +83,81 @@ pub struct Facts {
     pub cost_estimated: Option<bool>,
 }
 
-fn add(sum: Option<f64>, value: Option<f64>) -> Option<f64> {
-    match (sum, value) {
-        (Some(sum), Some(value)) => Some(sum + value),
-        (None, value) | (value, None) => value,
+fn whole(value: f64) -> u64 {
+    debug_assert!(value >= 0.0 && value.fract() == 0.0, "token sums are whole");
+    // Sums of u32 token counts: whole, at least 0, far below 2^53 (saturating cast).
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let value = value as u64;
+    value
+}
+
+/// `sum` when `count` requests had the member, else unknown.
+fn counted(sum: f64, count: u32) -> Option<f64> {
+    (count > 0).then_some(sum)
+}
+
+/// The figures of a read session, from the library's cache ledger.
+pub fn facts(
+    conversation: &Conversation,
+    options: &CacheOptions,
+) -> Result<Facts, promptfold::Error> {
+    let ledger = conversation.cache_ledger(options)?;
+    let summary = &ledger.summary;
+    let known = summary.known_requests > 0;
+    let observed = &summary.observed;
+    let counts = &observed.counts;
+    // The observed hit rate's parts (the library's rule: requests with both input and
+    // cache-read tokens; the harness's counts are disjoint), so rows of many sessions and
+    // shards add up to the same rate.
+    let mut rate_read = 0.0;
+    let mut rate_input = 0.0;
+    let mut rated = false;
+    for entry in &ledger.requests {
+        let seen = &entry.observed;
+        if let (Some(input), Some(read)) = (seen.input_tokens, seen.cache_read_tokens) {
+            rated = true;
+            rate_read += read;
+            rate_input += input + read + seen.cache_write_tokens.unwrap_or(0.0);
+        }
     }
-}
-
-fn usage_member(usage: Option<&promptfold::JsonValue>, key: &str) -> Option<f64> {
-    usage?
-        .get(key)?
-        .as_f64()
-        .filter(|value| value.is_finite() && *value >= 0.0)
-}
-
-/// The figures of a read session.
-pub fn facts(conversation: &Conversation, _options: &LedgerOptions) -> Facts {
-    let views = conversation.views();
-    let mut facts = Facts {
+    let breaking = ledger
+        .requests
+        .iter()
+        .filter(|entry| entry.broken_tokens.is_some_and(|broken| broken > 0))
+        .count();
+    Ok(Facts {
         events: conversation.len() as u64,
-        ..Facts::default()
-    };
-    for request in &views.trajectory.requests {
-        let context = &request.context;
-        facts.requests = facts.requests.saturating_add(1);
-        facts.total_tokens = facts
-            .total_tokens
-            .saturating_add(u64::from(context.breakdown.total_tokens));
-        facts.superseded_tokens = facts
-            .superseded_tokens
-            .saturating_add(u64::from(context.breakdown.superseded_system_tokens));
-        let usage = context.usage.as_deref();
-        let observed = &mut facts.observed;
-        observed.input = add(observed.input, usage_member(usage, "inputTokens"));
-        observed.output = add(observed.output, usage_member(usage, "outputTokens"));
-        observed.cache_read = add(observed.cache_read, usage_member(usage, "cacheReadTokens"));
-        observed.cache_write = add(
-            observed.cache_write,
-            usage_member(usage, "cacheWriteTokens"),
-        );
-    }
-    facts
+        requests: u64::from(summary.requests),
+        known_requests: u64::from(summary.known_requests),
+        total_tokens: whole(summary.total_tokens),
+        kept_tokens: known.then(|| whole(summary.kept_tokens)),
+        new_tokens: known.then(|| whole(summary.new_tokens)),
+        broken_tokens: known.then(|| whole(summary.broken_tokens)),
+        expected_hit_rate: summary.expected_hit_rate,
+        observed: Observed {
+            input: counted(observed.input_tokens, counts.input_tokens),
+            output: counted(observed.output_tokens, counts.output_tokens),
+            cache_read: counted(observed.cache_read_tokens, counts.cache_read_tokens),
+            cache_write: counted(observed.cache_write_tokens, counts.cache_write_tokens),
+            uncached_input: counted(observed.uncached_input_tokens, counts.uncached_input_tokens),
+        },
+        observed_hit_rate: summary.observed_hit_rate,
+        rate_parts: rated.then_some((rate_read, rate_input)),
+        breaking_requests: breaking as u64,
+        breaks: summary
+            .breaks
+            .iter()
+            .map(|group| CauseFacts {
+                kind: group.kind.clone(),
+                requests: u64::from(group.requests),
+                broken_tokens: whole(group.broken_tokens),
+                cost: group.cost,
+            })
+            .collect(),
+        saved_tokens: whole(summary.trade.saved_tokens),
+        superseded_tokens: whole(summary.trade.superseded_tokens),
+        trade_balance: summary.trade.balance,
+        cost: summary.cost.as_ref().map(|cost| cost.total),
+        cost_estimated: summary.cost.as_ref().map(|cost| cost.estimated),
+    })
 }

@@ -19,9 +19,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+use promptfold::CacheOptions;
+
 use crate::args::{Cli, Command, LedgerArgs};
-use crate::facts::LedgerOptions;
-use crate::prices::PriceTable;
 
 /// Exit status: everything was read.
 const OK: u8 = 0;
@@ -39,14 +39,15 @@ pub enum Failure {
     Output(std::io::Error),
 }
 
-fn ledger_options(args: &LedgerArgs) -> Result<LedgerOptions, Failure> {
+fn ledger_options(args: &LedgerArgs) -> Result<CacheOptions, Failure> {
     let prices = match &args.prices {
-        Some(path) => Some(PriceTable::read(path).map_err(Failure::Usage)?),
+        Some(path) => Some(prices::read(path).map_err(Failure::Usage)?),
         None => None,
     };
-    Ok(LedgerOptions {
+    #[allow(clippy::cast_precision_loss)]
+    Ok(CacheOptions {
         prices,
-        cache_ttl_ms: args.cache_ttl_ms,
+        cache_ttl_ms: args.cache_ttl_ms.map(|ms| ms as f64),
     })
 }
 

@@ -5,12 +5,13 @@ use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
+use promptfold::CacheOptions;
 use rayon::prelude::*;
 
 use crate::aggregate::{report, Counts, Report};
 use crate::args::{Format, ReportArgs};
 use crate::discover::{discover, Candidate};
-use crate::facts::{facts, CauseFacts, LedgerOptions};
+use crate::facts::{facts, CauseFacts};
 use crate::output;
 use crate::problem::{Problem, ProblemKind};
 use crate::progress::Progress;
@@ -29,7 +30,7 @@ enum Read {
 fn read_one(
     candidate: &Candidate,
     window: Window,
-    options: &LedgerOptions,
+    options: &CacheOptions,
     progress: &Progress,
 ) -> Read {
     let wanted = |conversation: &promptfold::Conversation| {
@@ -39,7 +40,18 @@ fn read_one(
     match read_session(&candidate.path, &on_read, &wanted) {
         Outcome::Loaded(loaded) => {
             let header = Header::of(loaded.conversation.session());
-            let facts = facts(&loaded.conversation, options);
+            let facts = match facts(&loaded.conversation, options) {
+                Ok(facts) => facts,
+                Err(error) => {
+                    debug_assert!(false, "the options were checked: {error}");
+                    return Read::Failed(Problem {
+                        path: candidate.path.display().to_string(),
+                        kind: ProblemKind::BadEvent,
+                        reason: error.to_string(),
+                        reported: false,
+                    });
+                }
+            };
             let kind = loaded.problem.as_ref().map(|problem| problem.kind);
             let origin = Origin {
                 path: candidate.path.display().to_string(),
@@ -57,7 +69,7 @@ fn read_one(
 }
 
 /// Reads every file and builds the report.
-pub fn build(args: &ReportArgs, options: &LedgerOptions) -> Report {
+pub fn build(args: &ReportArgs, options: &CacheOptions) -> Report {
     let started = Instant::now();
     let found = discover(&args.paths);
     let total_bytes = found
@@ -128,7 +140,7 @@ pub fn build(args: &ReportArgs, options: &LedgerOptions) -> Report {
 }
 
 /// Runs `report`: builds it, names each problem on stderr, writes the format asked for.
-pub fn run(args: &ReportArgs, options: &LedgerOptions) -> Result<bool, Failure> {
+pub fn run(args: &ReportArgs, options: &CacheOptions) -> Result<bool, Failure> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs.unwrap_or(0))
         .build()

@@ -78,8 +78,15 @@ pub struct SessionRow {
     /// Observed input tokens not read from the cache.
     #[serde(serialize_with = "maybe_number")]
     pub uncached_input_tokens: Option<f64>,
-    /// cache read / input, by the harness's usage convention.
+    /// Cache reads over all input (input + cache read + cache write, the harness's counts
+    /// being disjoint), over the requests whose usage has input and cache-read tokens.
     pub observed_hit_rate: Option<f64>,
+    /// That rate's numerator: cache-read tokens of those requests (sum it across rows).
+    #[serde(serialize_with = "maybe_number")]
+    pub rate_cache_read_tokens: Option<f64>,
+    /// That rate's denominator: all input tokens of those requests (sum it across rows).
+    #[serde(serialize_with = "maybe_number")]
+    pub rate_input_tokens: Option<f64>,
     /// Requests that broke the cache (broken tokens above 0).
     pub breaks: u64,
     /// The cause that broke the most tokens.
@@ -164,6 +171,8 @@ impl SessionRow {
             cache_write_tokens: facts.observed.cache_write,
             uncached_input_tokens: facts.observed.uncached_input,
             observed_hit_rate: facts.observed_hit_rate,
+            rate_cache_read_tokens: facts.rate_parts.map(|(read, _)| read),
+            rate_input_tokens: facts.rate_parts.map(|(_, input)| input),
             breaks: facts.breaking_requests,
             top_cause: facts.breaks.first().map(|cause| cause.kind.clone()),
             broken_route: broken("route"),

@@ -2,11 +2,10 @@
 
 use std::io::Write;
 
-use promptfold::{CardSource, Conversation, SurfaceOp};
+use promptfold::{CacheCause, CacheLedger, CardSource, Conversation, SurfaceOp};
 use serde::Serialize;
 
 use crate::args::ShowArgs;
-use crate::facts::LedgerOptions;
 use crate::problem::{Problem, ProblemKind};
 use crate::row::Header;
 use crate::source::{read_session, Outcome};
@@ -29,6 +28,8 @@ struct ShowJson<'a> {
     problem: Option<&'a Problem>,
     /// `Conversation::views()`.
     views: promptfold::Views,
+    /// `Conversation::cache_ledger()` with the options given.
+    cache_ledger: &'a CacheLedger,
 }
 
 /// What a prompt change on the timeline is.
@@ -59,8 +60,69 @@ fn step_label(turn: Option<u64>, step: Option<u64>) -> String {
     }
 }
 
+/// A cause of a break, for people.
+fn cause_text(cause: &CacheCause) -> String {
+    let range = |seq: &promptfold::Seq, start: &promptfold::Seq, end: &promptfold::Seq| {
+        format!("seq {seq}, {start}..{end}")
+    };
+    let route = |route: &promptfold::Route| {
+        format!(
+            "{}/{}",
+            route.provider.as_deref().unwrap_or("-"),
+            route.model.as_deref().unwrap_or("-")
+        )
+    };
+    match cause {
+        CacheCause::Route { from, to } => format!("route {} -> {}", route(from), route(to)),
+        CacheCause::Tools {
+            added,
+            removed,
+            changed,
+        } => {
+            let mut names: Vec<String> = added.iter().map(|name| format!("+{name}")).collect();
+            names.extend(removed.iter().map(|name| format!("-{name}")));
+            names.extend(changed.iter().map(|name| format!("~{name}")));
+            format!("tools {}", names.join(" "))
+        }
+        CacheCause::SystemRewrite {
+            seq,
+            start_seq,
+            end_seq,
+            sections,
+        } => format!(
+            "system-rewrite ({}; sections: {})",
+            range(seq, start_seq, end_seq),
+            sections.join(", ")
+        ),
+        CacheCause::Compaction {
+            seq,
+            start_seq,
+            end_seq,
+        } => {
+            format!("compaction ({})", range(seq, start_seq, end_seq))
+        }
+        CacheCause::Prune {
+            seq,
+            start_seq,
+            end_seq,
+        } => format!("prune ({})", range(seq, start_seq, end_seq)),
+        CacheCause::Replacement {
+            seq,
+            start_seq,
+            end_seq,
+            kind,
+        } => {
+            format!("replacement by {kind} ({})", range(seq, start_seq, end_seq))
+        }
+        CacheCause::Series { seq } => format!("series (seq {seq})"),
+        CacheCause::Idle { gap_ms } => format!("idle ({:.0} s)", gap_ms / 1000.0),
+        _ => "another cause".to_string(),
+    }
+}
+
 fn text(
     conversation: &Conversation,
+    ledger: &CacheLedger,
     path: &str,
     bytes: u64,
     problem: Option<&Problem>,
@@ -140,17 +202,30 @@ fn text(
     }
 
     writeln!(out)?;
-    writeln!(out, "Requests")?;
     writeln!(
         out,
-        "  {:>4} {:>7} {:>6} {:>7} {:>6} {:>8} {:>8}",
-        "#", "seq", "step", "system", "tools", "messages", "total"
+        "Requests (tokens: the token meter's estimates; read: the log's cache reads)"
     )?;
+    writeln!(
+        out,
+        "  {:>3} {:>6} {:>5} {:>6} {:>5} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  causes",
+        "#", "seq", "step", "system", "tools", "msgs", "total", "kept", "new", "broken", "read"
+    )?;
+    let unknown = |value: Option<u32>| value.map_or_else(|| "-".to_string(), |v| v.to_string());
     for (index, request) in views.trajectory.requests.iter().enumerate() {
         let breakdown = &request.context.breakdown;
+        let entry = ledger.requests.get(index);
+        debug_assert!(entry.is_some_and(|entry| entry.seq == request.start_seq));
+        let causes: Vec<String> = entry.map_or_else(Vec::new, |entry| {
+            entry.causes.iter().map(cause_text).collect()
+        });
+        let mut causes = causes.join("; ");
+        if request.context.incomplete {
+            causes.insert_str(0, "(incomplete context) ");
+        }
         writeln!(
             out,
-            "  {:>4} {:>7} {:>6} {:>7} {:>6} {:>8} {:>8}{}",
+            "  {:>3} {:>6} {:>5} {:>6} {:>5} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  {}",
             index.saturating_add(1),
             request.start_seq,
             step_label(request.turn, request.step),
@@ -158,12 +233,36 @@ fn text(
             breakdown.tools_tokens,
             breakdown.message_tokens,
             breakdown.total_tokens,
-            if request.context.incomplete {
-                "  (incomplete)"
-            } else {
-                ""
-            }
+            unknown(entry.and_then(|entry| entry.kept_tokens)),
+            unknown(entry.and_then(|entry| entry.new_tokens)),
+            unknown(entry.and_then(|entry| entry.broken_tokens)),
+            entry
+                .and_then(|entry| entry.observed.cache_read_tokens)
+                .map_or_else(|| "-".to_string(), |read| read.to_string()),
+            causes.trim_end(),
         )?;
+    }
+    let summary = &ledger.summary;
+    let percent =
+        |rate: Option<f64>| rate.map_or_else(|| "-".to_string(), |r| format!("{:.1}%", r * 100.0));
+    writeln!(
+        out,
+        "  {} requests ({} known): kept {}, new {}, broken {}; expected hit rate {}, observed {}",
+        summary.requests,
+        summary.known_requests,
+        summary.kept_tokens,
+        summary.new_tokens,
+        summary.broken_tokens,
+        percent(summary.expected_hit_rate),
+        percent(summary.observed_hit_rate),
+    )?;
+    if let Some(cost) = &summary.cost {
+        let mark = if cost.estimated {
+            " (estimated in part)"
+        } else {
+            ""
+        };
+        writeln!(out, "  cost {:.4}{mark}", cost.total)?;
     }
     if views.trajectory.requests.is_empty() {
         writeln!(out, "  (no request)")?;
@@ -188,7 +287,7 @@ fn text(
 }
 
 /// Runs `show`.
-pub fn run(args: &ShowArgs, _options: &LedgerOptions) -> Result<bool, Failure> {
+pub fn run(args: &ShowArgs, options: &promptfold::CacheOptions) -> Result<bool, Failure> {
     let loaded = match read_session(&args.file, &|_| {}, &|_| true) {
         Outcome::Loaded(loaded) => loaded,
         Outcome::Filtered => {
@@ -200,6 +299,10 @@ pub fn run(args: &ShowArgs, _options: &LedgerOptions) -> Result<bool, Failure> {
             return Ok(false);
         }
     };
+    let ledger = loaded
+        .conversation
+        .cache_ledger(options)
+        .map_err(|error| Failure::Usage(error.to_string()))?;
     let path = args.file.display().to_string();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -211,6 +314,7 @@ pub fn run(args: &ShowArgs, _options: &LedgerOptions) -> Result<bool, Failure> {
             session: loaded.conversation.session(),
             problem: loaded.problem.as_ref(),
             views: loaded.conversation.views(),
+            cache_ledger: &ledger,
         };
         serde_json::to_writer_pretty(&mut out, &document)
             .map_err(|error| std::io::Error::other(error.to_string()))
@@ -218,6 +322,7 @@ pub fn run(args: &ShowArgs, _options: &LedgerOptions) -> Result<bool, Failure> {
     } else {
         text(
             &loaded.conversation,
+            &ledger,
             &path,
             loaded.bytes,
             loaded.problem.as_ref(),

@@ -13,11 +13,11 @@ use promptfold::{Conversation, EventKind};
 
 use crate::problem::{Problem, ProblemKind};
 
-/// Bytes handed to `feed` at a time.
+/// Bytes read at a time (the read buffer grows for a longer line).
 const CHUNK: usize = 1 << 20;
 
 /// A line longer than this is not a session log's (the library would keep it whole).
-pub const MAX_LINE: usize = 256 << 20;
+pub const MAX_LINE: usize = 64 << 20;
 
 /// The first bytes of a zstd frame.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
@@ -121,10 +121,10 @@ pub fn read_session(
     let mut conversation = Conversation::new();
     let mut bytes: u64 = 0;
     let mut asked = false;
-    let mut chunk = vec![0u8; CHUNK];
+    let mut lines = Lines::new();
     let mut stopped: Option<Problem> = None;
     loop {
-        let n = match source.read(&mut chunk) {
+        let n = match source.read(lines.space()) {
             Ok(0) => break,
             Ok(n) => n,
             Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
@@ -143,21 +143,19 @@ pub fn read_session(
             }
         };
         bytes = bytes.saturating_add(n as u64);
-        let Some(piece) = chunk.get(..n) else {
-            debug_assert!(false, "read more than the buffer");
-            break;
-        };
-        if let Err(error) = conversation.feed(piece) {
-            return Outcome::Failed(feed_problem(&conversation, &error, &shown));
-        }
-        if conversation.unfinished_line().len() > MAX_LINE {
-            let kind = if started(&conversation) {
-                ProblemKind::BadEvent
-            } else {
-                ProblemKind::NotASessionLog
-            };
-            let reason = format!("a line longer than {} MiB", MAX_LINE >> 20);
-            return Outcome::Failed(problem(kind, reason, false));
+        let fed = lines.filled(n, |complete| conversation.feed(complete).map(drop));
+        match fed {
+            Ok(true) => {}
+            Ok(false) => {
+                let kind = if started(&conversation) {
+                    ProblemKind::BadEvent
+                } else {
+                    ProblemKind::NotASessionLog
+                };
+                let reason = format!("a line longer than {} MiB", MAX_LINE >> 20);
+                return Outcome::Failed(problem(kind, reason, false));
+            }
+            Err(error) => return Outcome::Failed(feed_problem(&conversation, &error, &shown)),
         }
         if !asked && started(&conversation) {
             asked = true;
@@ -165,6 +163,10 @@ pub fn read_session(
                 return Outcome::Filtered;
             }
         }
+    }
+    // The rest after the last line end: the library keeps it as an unfinished line.
+    if let Err(error) = conversation.feed(lines.rest()) {
+        return Outcome::Failed(feed_problem(&conversation, &error, &shown));
     }
 
     let mut problem_after = stopped;
@@ -211,6 +213,58 @@ pub fn read_session(
         bytes,
         problem: problem_after,
     }))
+}
+
+/// The read buffer: bytes read from the file, handed to `feed` up to their last line end, so
+/// the library never has to join a kept partial line with the next chunk (a copy of every
+/// chunk, measured at a fifth of the run time with 1 MiB chunks).
+struct Lines {
+    buffer: Vec<u8>,
+    /// Bytes of `buffer` holding data: a partial line carried over, then what was read.
+    filled: usize,
+}
+
+impl Lines {
+    fn new() -> Lines {
+        Lines {
+            buffer: vec![0; CHUNK],
+            filled: 0,
+        }
+    }
+
+    /// Where to read the next bytes: after the data, at least a chunk, more for a long line.
+    fn space(&mut self) -> &mut [u8] {
+        if self.buffer.len().saturating_sub(self.filled) < CHUNK / 2 {
+            let grown = self.buffer.len().saturating_mul(2);
+            self.buffer.resize(grown, 0);
+        }
+        self.buffer.get_mut(self.filled..).unwrap_or_default()
+    }
+
+    /// `n` bytes were read into [`Lines::space`]: hands every complete line to `feed` and keeps
+    /// the rest. `Ok(false)`: a line is longer than [`MAX_LINE`].
+    fn filled<E>(
+        &mut self,
+        n: usize,
+        feed: impl FnOnce(&[u8]) -> Result<(), E>,
+    ) -> Result<bool, E> {
+        let before = self.filled;
+        self.filled = self.filled.saturating_add(n).min(self.buffer.len());
+        let new = self.buffer.get(before..self.filled).unwrap_or_default();
+        let Some(last) = new.iter().rposition(|byte| *byte == b'\n') else {
+            return Ok(self.filled <= MAX_LINE);
+        };
+        let end = before.saturating_add(last).saturating_add(1);
+        feed(self.buffer.get(..end).unwrap_or_default())?;
+        self.buffer.copy_within(end..self.filled, 0);
+        self.filled = self.filled.saturating_sub(end);
+        Ok(true)
+    }
+
+    /// The bytes after the last line end.
+    fn rest(&self) -> &[u8] {
+        self.buffer.get(..self.filled).unwrap_or_default()
+    }
 }
 
 /// Whether a header or an event has been read.
