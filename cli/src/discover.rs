@@ -3,14 +3,14 @@
 //! The harness keeps `<root>/<scope>/<session-id>/session.v<N>.jsonl` (or `.jsonl.zstd`; the
 //! upstream names it `session.jsonl.zstd`) and rewrites a session into a new version file when
 //! it migrates it. In a folder that holds such files only the newest version is read (highest
-//! `N`, an unversioned name counting as 0; on a tie the last modified). Lock and backup files are
+//! `N`, an unversioned name counting as 0; on a tie the name that sorts last, so a
+//! `.zstd` beside its plain twin). Lock and backup files are
 //! skipped; other `.jsonl`, `.zst` and `.zstd` files are read; anything else is ignored. A file
 //! named on the command line is always read. Symbolic links are followed; a link back to an
 //! ancestor is reported once as a directory loop.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use crate::problem::{Problem, ProblemKind};
 
@@ -97,16 +97,12 @@ fn scope_of(path: &Path) -> Option<String> {
     Some(scope_dir.file_name()?.to_string_lossy().into_owned())
 }
 
-fn modified(meta: &std::fs::Metadata) -> SystemTime {
-    meta.modified().unwrap_or(SystemTime::UNIX_EPOCH)
-}
-
 /// Walks `paths` (folders and files) and returns the files to read.
 pub fn discover(paths: &[PathBuf]) -> Discovery {
     let mut found = Discovery::default();
     let mut seen: HashSet<PathBuf> = HashSet::new();
-    // Per session folder: the newest harness file so far (version, modified, candidate).
-    let mut newest: BTreeMap<PathBuf, (u64, SystemTime, Candidate)> = BTreeMap::new();
+    // Per session folder: the newest harness file so far (version, name, candidate).
+    let mut newest: BTreeMap<PathBuf, (u64, String, Candidate)> = BTreeMap::new();
     let mut loops_seen: HashSet<PathBuf> = HashSet::new();
 
     for root in paths {
@@ -184,9 +180,9 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
             match kind {
                 Name::Harness(version) => {
                     let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
-                    let this = (version, modified(&meta), candidate(scope_of(&path)));
+                    let this = (version, name.to_string(), candidate(scope_of(&path)));
                     match newest.get(&folder) {
-                        Some(best) if (best.0, best.1) >= (this.0, this.1) => {
+                        Some(best) if (best.0, &best.1) >= (this.0, &this.1) => {
                             found.skipped = found.skipped.saturating_add(1);
                         }
                         Some(_) => {

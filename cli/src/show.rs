@@ -223,8 +223,7 @@ fn text(
         if request.context.incomplete {
             causes.insert_str(0, "(incomplete context) ");
         }
-        writeln!(
-            out,
+        let line = format!(
             "  {:>3} {:>6} {:>5} {:>6} {:>5} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  {}",
             index.saturating_add(1),
             request.start_seq,
@@ -239,8 +238,9 @@ fn text(
             entry
                 .and_then(|entry| entry.observed.cache_read_tokens)
                 .map_or_else(|| "-".to_string(), |read| read.to_string()),
-            causes.trim_end(),
-        )?;
+            causes,
+        );
+        writeln!(out, "{}", line.trim_end())?;
     }
     let summary = &ledger.summary;
     let percent =

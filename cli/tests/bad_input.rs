@@ -1,7 +1,13 @@
 //! Every class of bad input in one folder with good files: the good ones are fully reported,
 //! each bad one is named once (stderr and the `errors` list), and the exit status is 1.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects
+)]
 
 mod common;
 

@@ -95,7 +95,11 @@ fn money(cost: Option<f64>, estimated: Option<bool>) -> String {
     match cost {
         Some(cost) => {
             let mark = if estimated == Some(true) { "~" } else { "" };
-            format!("{mark}{cost:.2}")
+            if cost > 0.0 && cost < 0.005 {
+                format!("{mark}<0.01")
+            } else {
+                format!("{mark}{cost:.2}")
+            }
         }
         None => "-".to_string(),
     }
@@ -173,9 +177,16 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     let counts = &report.counts;
     writeln!(
         out,
-        "{} sessions from {} files; {} files skipped (locks, backups, older versions); {} filtered out; {} problems.",
-        counts.sessions, counts.files, counts.skipped_files, counts.filtered_out, counts.problems
+        "{} sessions from {} files; {} filtered out; {} problems.",
+        counts.sessions, counts.files, counts.filtered_out, counts.problems
     )?;
+    if counts.skipped_files > 0 {
+        writeln!(
+            out,
+            "{} files not read: locks, backups, older versions of a session.",
+            counts.skipped_files
+        )?;
+    }
     if report
         .sessions
         .iter()
