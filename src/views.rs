@@ -4,6 +4,7 @@ pub(crate) mod cache;
 pub(crate) mod chat;
 pub(crate) mod location;
 pub(crate) mod observe;
+pub(crate) mod tool_name;
 pub(crate) mod trajectory;
 
 use serde::Serialize;
