@@ -370,3 +370,62 @@ fn prices_change_only_the_money_columns() {
         assert!(cells[cost_at].parse::<f64>().unwrap() > 0.0);
     }
 }
+
+/// A generated log as JSON lines, its seqs moved past `after`, its texts holding multi-byte
+/// characters.
+fn page(seed: u64, after: i64) -> Vec<u8> {
+    let mut text = Vec::new();
+    for mut event in build(&Plan::seeded(seed, 400)) {
+        let seq = event["seq"].as_i64().unwrap() + after + 1;
+        event["seq"] = Value::from(seq);
+        let line = serde_json::to_string(&event).unwrap();
+        text.extend_from_slice(line.replace("\"text\":\"", "\"text\":\"é—").as_bytes());
+        text.push(b'\n');
+    }
+    text
+}
+
+#[test]
+fn a_session_over_many_read_blocks_equals_the_library() {
+    // Several MiB: the command reads 1 MiB blocks, so lines (and UTF-8 characters) straddle
+    // block ends; the row must still equal the library's ledger of the whole text.
+    let dir = tempfile::tempdir().unwrap();
+    // A header line longer than a block (members vary: the library keeps it whole).
+    let mut bytes = header(0, T0).into_bytes();
+    let long = format!(",\"notes\":\"{}\"}}\n", "ü".repeat(900_000));
+    bytes.truncate(bytes.len() - 2);
+    bytes.extend_from_slice(long.as_bytes());
+    let mut conversation = Conversation::new();
+    conversation.load_json_bytes(&bytes, false).unwrap();
+    let mut seed = 1;
+    while bytes.len() < 5 << 20 {
+        let last = conversation.events().last().map_or(0, |event| event.seq);
+        let page = page(seed, last);
+        seed += 1;
+        // Pages the library refuses to append (a time going back) are left out.
+        if conversation.append_json_bytes(&page).is_ok() {
+            bytes.extend_from_slice(&page);
+        }
+    }
+    assert!(conversation.len() > 5_000, "{}", conversation.len());
+    put(dir.path(), "big/s/session.v4.jsonl", &bytes);
+    put(dir.path(), "big/z/session.v4.jsonl.zstd", &zstd(&bytes));
+    let out = run_in(dir.path(), &["report", "big", "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report = json(&out);
+    let summary = ledger(&bytes, &CacheOptions::default());
+    assert!(summary["requests"].as_u64().unwrap() > 100);
+    for path in ["big/s/session.v4.jsonl", "big/z/session.v4.jsonl.zstd"] {
+        let row = row(&report, path);
+        assert_eq!(row["bytes"], bytes.len(), "{path}");
+        assert_eq!(row["events"], conversation.len(), "{path}");
+        assert_eq!(row["requests"], summary["requests"], "{path}");
+        for member in ["totalTokens", "keptTokens", "newTokens", "brokenTokens"] {
+            assert_eq!(
+                row[member].as_f64(),
+                summary[member].as_f64(),
+                "{path} {member}"
+            );
+        }
+    }
+}
