@@ -7,6 +7,7 @@ use crate::seq::Seq;
 /// `index` is the position of the offending event in the batch passed to the call (0-based);
 /// `seq` is its seq when it has a usable one.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The text is not valid JSON (or a line of JSON lines is not).
     #[error("malformed JSON at line {line}, column {column}: {message}")]

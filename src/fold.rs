@@ -73,8 +73,7 @@ pub struct PositionedSystem {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
-#[cfg_attr(feature = "wasm", tsify(rename = "SystemPromptStateData"))]
-pub struct SystemPromptStateJson {
+pub struct SystemPromptStateData {
     /// The first seq the fold knows (the window start, or the first relevant event).
     pub first_seq: Seq,
     /// Whether a replacement reached events whose order is unknown (the prompt is withheld).
@@ -84,8 +83,10 @@ pub struct SystemPromptStateJson {
     /// Surviving replacements as `[replacementSeq, position]`, ascending by seq.
     pub replacements: Vec<(Seq, Seq)>,
     /// The prompt in force, none when there is none (or it is withheld).
+    #[cfg_attr(feature = "wasm", tsify(optional))]
     pub effective: Option<SystemPromptNode>,
     /// The node this event introduced, none unless it was a system message.
+    #[cfg_attr(feature = "wasm", tsify(optional))]
     pub introduced: Option<SystemPromptNode>,
 }
 
@@ -313,8 +314,8 @@ impl SystemPromptState {
     }
 
     /// The state as plain data (FORMAT.md's `SystemPromptState`).
-    pub fn to_json(&self) -> SystemPromptStateJson {
-        SystemPromptStateJson {
+    pub fn to_json(&self) -> SystemPromptStateData {
+        SystemPromptStateData {
             first_seq: self.0.first_seq,
             uncertain: self.is_uncertain(),
             nodes: self.nodes().collect(),

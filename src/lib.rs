@@ -83,13 +83,12 @@ pub use fold::request::{
 pub use fold::surface::NodeType;
 pub use fold::{
     inspect_system_prompt, PositionedSystem, SystemPromptNode, SystemPromptState,
-    SystemPromptStateJson,
+    SystemPromptStateData,
 };
 pub use input::event::{
     EventKind, HeaderReason, MessageRole, RequestHeader, Seq, SessionEvent, SurfaceMessage,
-    SurfaceOp, Time, TurnField, MAX_SAFE_INTEGER,
+    SurfaceOp, Time, TurnField,
 };
-pub use input::json::stringify::{js_number_text, js_stringify};
 pub use input::json::{JsonObject, JsonValue};
 pub use input::parse::framing::{TornTail, OLDEST_FORMAT_VERSION};
 pub use input::parse::parse_events;
@@ -99,10 +98,14 @@ pub use views::cache::{
     TokenPrices,
 };
 pub use views::chat::{CardKey, CardSource, ChatCard, TitleKey};
-pub use views::context::{Context, ContextBreakdown, ContextNode, ContextTotals, RequestContext};
-pub use views::diff;
-pub use views::diff::{diff_prompts, PromptDiff};
+pub use views::context::{
+    Context, ContextBreakdown, ContextNode, ContextSummary, ContextTotals, RequestContext,
+};
+pub use views::diff::{
+    diff_prompts, ConfigDiff, DiffHunk, PromptDiff, PromptSection, SectionStatus, SystemDiff,
+    TextDiff, ToolDiff, ToolStatus, ToolsDiff,
+};
 pub use views::location::{Location, Locator};
-pub use views::trajectory::{HeaderFact, Request, Trajectory};
+pub use views::trajectory::{HeaderFact, Trajectory, TrajectoryRequest};
 pub use views::{ChatChange, ConversationChange, EventLine, Views};
 pub use window::conversation::Conversation;

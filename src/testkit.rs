@@ -23,6 +23,9 @@ pub mod hostile;
 pub mod log;
 pub mod random;
 
+/// JavaScript's `String(number)` text of a number (the crate writes numbers as JS does; the
+/// tests compare with it).
+pub use crate::input::json::stringify::js_number_text;
 pub use hostile::{hostile_text, json_tree, mutate, Mutation};
 pub use log::{
     array_text, build, lines_text, log_and_cut, parse, plan, plan_with, replace_first_log,

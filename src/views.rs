@@ -9,16 +9,16 @@ pub(crate) mod trajectory;
 
 use serde::Serialize;
 
-pub mod diff;
+pub(crate) mod diff;
 
 use crate::fold::request::RequestPromptInspection;
-use crate::fold::SystemPromptStateJson;
+use crate::fold::SystemPromptStateData;
 use crate::input::event::Seq;
 use crate::input::parse::framing::TornTail;
 use crate::views::chat::{CardKey, ChatCard};
 use crate::views::trajectory::Trajectory;
 
-pub mod context;
+pub(crate) mod context;
 
 /// One event of the window with the fold state after it (FORMAT.md's EventLine).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -27,7 +27,8 @@ pub struct EventLine {
     /// The event's seq.
     pub seq: Seq,
     /// The state after every relevant event up to this one; none before the first.
-    pub system: Option<SystemPromptStateJson>,
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub system: Option<SystemPromptStateData>,
     /// For a `request/header`: its inspection against the previous loaded header.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "wasm", tsify(optional))]

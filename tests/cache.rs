@@ -1094,3 +1094,99 @@ fn bad_options_are_invalid_arguments_and_compute_nothing() {
         .cache_ledger(&priced(prices(0.0, 0.0, 0.0)))
         .is_ok());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Parity with the JS API: the ledgers of the conformance cases (usage added to their answers,
+// prices and a TTL given) as Rust gives them, kept in `tests/cache/ledgers.json` for
+// `tests/js/cache.test.mjs` to compare the JS API's with. `UPDATE_LEDGERS=1` rewrites it.
+// ---------------------------------------------------------------------------------------------
+
+/// The options of the parity ledgers (`tests/js/cache.test.mjs` passes the same).
+fn parity_options() -> CacheOptions {
+    let mut models = std::collections::BTreeMap::new();
+    models.insert("deepseek-chat".to_owned(), prices(0.27, 0.07, 1.1));
+    CacheOptions {
+        prices: Some(Prices {
+            default: Some(TokenPrices {
+                cache_write: Some(0.3),
+                ..prices(0.5, 0.1, 2.0)
+            }),
+            models: Some(models),
+        }),
+        cache_ttl_ms: Some(2500.0),
+    }
+}
+
+/// The usage each answer gets, by its place among the answers (`cache.test.mjs` does the same).
+fn parity_usage(n: usize) -> Value {
+    match n % 5 {
+        0 => json!({ "inputTokens": 40 + n, "outputTokens": 7, "cacheReadTokens": 3 * n }),
+        1 => {
+            json!({ "inputTokens": 12, "outputTokens": 2, "cacheReadTokens": 0, "cacheWriteTokens": 9 })
+        }
+        2 => json!({ "inputTokens": null, "outputTokens": "3" }),
+        3 => json!({ "outputTokens": 4, "cacheReadTokens": -2 }),
+        _ => json!({ "inputTokens": 1, "outputTokens": 1, "cacheReadTokens": 100000 }),
+    }
+}
+
+fn with_parity_usage(events: &[Value]) -> Vec<Value> {
+    let mut answers = 0;
+    events
+        .iter()
+        .map(|event| {
+            let mut event = event.clone();
+            if event["type"] == "assistant/message" && event["data"]["message"].is_object() {
+                event["data"]["message"]["usage"] = parity_usage(answers);
+                answers += 1;
+            }
+            event
+        })
+        .collect()
+}
+
+#[test]
+fn parity_ledgers_are_current() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = common::conformance_dir();
+    let mut ledgers = serde_json::Map::new();
+    for file in common::case_files(&dir) {
+        let case: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let Some(events) = case["events"]
+            .as_array()
+            .filter(|events| !events.is_empty())
+        else {
+            continue;
+        };
+        let ledger = loaded(&with_parity_usage(events))
+            .cache_ledger(&parity_options())
+            .unwrap();
+        // The cases with a break, small enough to keep (the file stays under 250 kB).
+        let breaks = ledger.requests.iter().any(|entry| !entry.causes.is_empty());
+        if !breaks || serde_json::to_string(&ledger).unwrap().len() > 8000 {
+            continue;
+        }
+        let name = file
+            .strip_prefix(&dir)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        ledgers.insert(name, serde_json::to_value(&ledger).unwrap());
+    }
+    assert!(
+        ledgers.len() > 20,
+        "{} cases with two requests",
+        ledgers.len()
+    );
+    let text = serde_json::to_string(&Value::Object(ledgers)).unwrap() + "\n";
+    let path = root.join("tests/cache/ledgers.json");
+    if std::env::var_os("UPDATE_LEDGERS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &text).unwrap();
+    }
+    let kept = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        kept == text,
+        "tests/cache/ledgers.json is stale: run with UPDATE_LEDGERS=1"
+    );
+}

@@ -76,7 +76,7 @@ impl Tally {
 #[derive(Serialize)]
 struct PureLine {
     seq: i64,
-    system: Option<promptfold::SystemPromptStateJson>,
+    system: Option<promptfold::SystemPromptStateData>,
     #[serde(skip_serializing_if = "Option::is_none")]
     request: Option<promptfold::RequestPromptInspection>,
 }
@@ -161,7 +161,8 @@ fn strip_request_contexts(views: &mut Value) -> Result<(), String> {
 fn check_request_contexts(name: &str, conversation: &Conversation, tally: &mut Tally) {
     for request in conversation.views().trajectory.requests {
         let context = &request.context;
-        let (breakdown, incomplete) = conversation.context_summary_at(context.seq);
+        let summary = conversation.context_summary_at(context.seq);
+        let (breakdown, incomplete) = (summary.breakdown, summary.incomplete);
         if (breakdown, incomplete) != (context.breakdown, context.incomplete) {
             tally.fail(
                 name,

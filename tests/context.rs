@@ -21,7 +21,8 @@
 mod common;
 
 use promptfold::testkit as gen;
-use promptfold::{js_number_text, parse_events, Context, Conversation, SessionEvent};
+use promptfold::testkit::js_number_text;
+use promptfold::{parse_events, Context, Conversation, SessionEvent};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -771,7 +772,7 @@ fn request_contexts_and_totals() {
     );
     assert_eq!(
         requests[1].context.breakdown,
-        conversation.context_summary_at(7).0
+        conversation.context_summary_at(7).breakdown
     );
     // Step 2 carries the superseded prompt (7) beside the new one (9), and the answer (5 + 4).
     assert_eq!(parts(&conversation.context_at(7)), [9, 7, 0, 9, 25]);

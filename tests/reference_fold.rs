@@ -21,7 +21,7 @@ mod common;
 
 use promptfold::testkit;
 use promptfold::{
-    inspect_system_prompt, Conversation, SystemPromptNode, SystemPromptState, SystemPromptStateJson,
+    inspect_system_prompt, Conversation, SystemPromptNode, SystemPromptState, SystemPromptStateData,
 };
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -254,7 +254,7 @@ mod reference {
 }
 
 /// A crate state in the reference's terms, so that states compare without building JSON.
-fn from_crate(state: &SystemPromptStateJson) -> reference::State {
+fn from_crate(state: &SystemPromptStateData) -> reference::State {
     let node = |node: &SystemPromptNode| reference::Node {
         seq: node.seq,
         time: node.time,
@@ -278,7 +278,7 @@ fn from_crate(state: &SystemPromptStateJson) -> reference::State {
 }
 
 /// The crate's state after each event, folded with `inspect_system_prompt`.
-fn crate_states(events: &[Value], window_start: Option<i64>) -> Vec<Option<SystemPromptStateJson>> {
+fn crate_states(events: &[Value], window_start: Option<i64>) -> Vec<Option<SystemPromptStateData>> {
     let parsed = testkit::parse(events, false);
     let mut state: Option<SystemPromptState> = None;
     parsed
@@ -316,7 +316,7 @@ fn same_lines(
 
 /// Compares crate states with reference states; on a difference, reports it as JSON.
 fn same_states(
-    actual: &[Option<SystemPromptStateJson>],
+    actual: &[Option<SystemPromptStateData>],
     expected: &[Option<reference::State>],
     events: &[Value],
     what: &str,
@@ -366,7 +366,7 @@ fn check_window(events: &[Value], window_starts: &[Option<i64>]) -> Result<(), T
     conversation
         .load(testkit::parse(events, true), false)
         .map_err(|err| TestCaseError::fail(err.to_string()))?;
-    let window: Vec<Option<SystemPromptStateJson>> = conversation
+    let window: Vec<Option<SystemPromptStateData>> = conversation
         .lines()
         .into_iter()
         .map(|line| line.system)

@@ -182,7 +182,7 @@ const tasks = {
     const warmupMs = timeRuns(warmup, Infinity, () => baselineFold(events)).times;
     const folds = timeRuns(runs, 25_000, () => baselineFold(events), () => {}, true);
     const last = folds.last.states.at(-1);
-    const check = { replacements: last.replacements.size, nodes: last.nodes.length };
+    const check = { replacements: last.replacements.length, nodes: last.nodes.length };
     folds.last = undefined;
     const parse = timeRuns(2, 5_000, () => JSON.parse(text)).times;
     return { warmupMs, objects: folds.times, parse, check };

@@ -171,11 +171,11 @@ fn text(
                 diff.system
                     .sections
                     .iter()
-                    .filter(|section| section.status != promptfold::diff::SectionStatus::Unchanged)
+                    .filter(|section| section.status != promptfold::SectionStatus::Unchanged)
                     .map(|section| {
                         let status = match section.status {
-                            promptfold::diff::SectionStatus::Added => "+",
-                            promptfold::diff::SectionStatus::Removed => "-",
+                            promptfold::SectionStatus::Added => "+",
+                            promptfold::SectionStatus::Removed => "-",
                             _ => "~",
                         };
                         format!("{status}{}", section.title)

@@ -80,6 +80,7 @@ impl PromptSnapshot {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[cfg_attr(feature = "wasm", serde(rename_all = "kebab-case"))]
+#[non_exhaustive]
 pub enum ChangeKind {
     /// The first prompt of the session.
     Initial,

@@ -6,7 +6,7 @@ use crate::input::intern::SharedTools;
 use crate::input::json::JsonValue;
 
 pub(crate) use crate::seq::safe_integer;
-pub use crate::seq::{Seq, Time, MAX_SAFE_INTEGER};
+pub use crate::seq::{Seq, Time};
 
 /// One event of a session log, reduced to what the interpreter reads.
 ///
@@ -29,6 +29,7 @@ pub struct SessionEvent {
 
 /// The value of an event's `data.turn`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum TurnField {
     /// No usable `data.turn` (absent, or not a non-negative integer).
     #[default]
@@ -51,6 +52,7 @@ impl TurnField {
 
 /// An event type the interpreter distinguishes, with the payload it reads from that type.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum EventKind {
     /// `system/message`: the prompt text (every text block joined with `""`).
     SystemMessage {
@@ -76,6 +78,7 @@ pub enum EventKind {
 
 /// Who wrote a surface message other than a system message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum MessageRole {
     /// `user/message` (compaction checkpoints included).
     User,
@@ -101,6 +104,7 @@ pub struct SurfaceMessage {
 
 /// A replace or append operation on the conversation surface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SurfaceOp {
     /// The event's node is appended at the end of the surface.
     Append,
@@ -115,6 +119,7 @@ pub enum SurfaceOp {
 
 /// Why a request header was sent.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum HeaderReason {
     /// The first request of a session.
     Initial,

@@ -1272,8 +1272,14 @@ mod tests {
                     .iter()
                     .map(|event| {
                         let header = event.header()?;
-                        let config = header.config.as_deref().map(crate::js_stringify);
-                        assert_eq!(&*header.tools_text, crate::js_stringify(&header.tools));
+                        let config = header
+                            .config
+                            .as_deref()
+                            .map(crate::input::json::stringify::js_stringify);
+                        assert_eq!(
+                            &*header.tools_text,
+                            crate::input::json::stringify::js_stringify(&header.tools)
+                        );
                         Some((config, header.tools_text.to_string()))
                     })
                     .collect();

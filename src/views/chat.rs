@@ -16,6 +16,7 @@ use crate::views::observe::Observed;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[cfg_attr(feature = "wasm", serde(rename_all = "lowercase"))]
+#[non_exhaustive]
 pub enum CardSource {
     /// A `request/header` event.
     Request,
@@ -54,6 +55,40 @@ impl std::fmt::Display for CardKey {
     }
 }
 
+impl std::str::FromStr for CardKey {
+    type Err = crate::error::Error;
+
+    /// Reads the text form JS cards carry (`"system:23"`, `"request:5"`): a source, a colon and
+    /// the seq in canonical decimal (digits, no leading zero).
+    fn from_str(key: &str) -> Result<CardKey, Self::Err> {
+        let invalid = || crate::error::Error::InvalidArgument {
+            argument: "key".to_owned(),
+            message: "expected `system:<seq>` or `request:<seq>`".to_owned(),
+        };
+        let (source, seq) = key.split_once(':').ok_or_else(invalid)?;
+        let source = match source {
+            "system" => CardSource::System,
+            "request" => CardSource::Request,
+            _ => return Err(invalid()),
+        };
+        if seq.is_empty() || seq.len() > 16 || (seq.len() > 1 && seq.starts_with('0')) {
+            return Err(invalid());
+        }
+        let mut value: Seq = 0;
+        for byte in seq.bytes() {
+            let digit = byte
+                .checked_sub(b'0')
+                .filter(|digit| *digit <= 9)
+                .ok_or_else(invalid)?;
+            value = value
+                .checked_mul(10)
+                .and_then(|value| value.checked_add(Seq::from(digit)))
+                .ok_or_else(invalid)?;
+        }
+        Ok(CardKey { source, seq: value })
+    }
+}
+
 impl Serialize for CardKey {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(self)
@@ -63,6 +98,7 @@ impl Serialize for CardKey {
 /// The i18n key of a card's title.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub enum TitleKey {
     /// `"message.systemPrompt"`: the prompt as sent.
     #[cfg_attr(feature = "wasm", serde(rename = "message.systemPrompt"))]
@@ -112,8 +148,10 @@ pub struct ChatCard {
     /// The title's i18n key.
     pub title_key: TitleKey,
     /// Turn of the owning event, none at session level.
+    #[cfg_attr(feature = "wasm", tsify(optional))]
     pub turn: Option<u64>,
     /// Step of the owning event, none outside a step.
+    #[cfg_attr(feature = "wasm", tsify(optional))]
     pub step: Option<u64>,
 }
 
@@ -541,6 +579,45 @@ fn step_rule(location: Location) -> AnchorRule {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn card_keys_read_back_their_text_form() {
+        for key in [
+            CardKey {
+                source: CardSource::System,
+                seq: 23,
+            },
+            CardKey {
+                source: CardSource::Request,
+                seq: 0,
+            },
+            CardKey {
+                source: CardSource::Request,
+                seq: (1 << 53) - 1,
+            },
+        ] {
+            assert_eq!(key.to_string().parse::<CardKey>(), Ok(key));
+        }
+        for text in [
+            "",
+            "system",
+            "system:",
+            "system:01",
+            "user:1",
+            "system:1x",
+            "system:-1",
+            ":1",
+            "system:99999999999999999",
+        ] {
+            assert!(
+                matches!(
+                    text.parse::<CardKey>(),
+                    Err(crate::Error::InvalidArgument { .. })
+                ),
+                "{text:?}"
+            );
+        }
+    }
 
     // Steps in ascending order, then steps met after greater ones (found through the map), then
     // every one again: each key keeps its own slot, and iter gives every key once.

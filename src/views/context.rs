@@ -12,11 +12,18 @@ use crate::input::json::JsonValue;
 /// A surviving surface node of a context.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct ContextNode {
     /// The seq of the event that made the node.
     pub seq: Seq,
     /// The event type.
     #[serde(rename = "type")]
+    #[cfg_attr(
+        feature = "wasm",
+        tsify(
+            type = "\"system/message\" | \"user/message\" | \"assistant/message\" | \"tool/result\" | \"developer/message\""
+        )
+    )]
     pub kind: &'static str,
     /// Its surface position (its own seq, or the position of the node it sits in place of).
     pub position: Seq,
@@ -24,9 +31,11 @@ pub struct ContextNode {
     pub tokens: u32,
 }
 
-/// The estimated tokens of a context, by part. The parts sum to the total.
+/// The estimated tokens of a context, by part. The parts sum to the total. Every context
+/// (`contextAt`, `contextSummaryAt`, a request's `context`) has these members itself.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct ContextBreakdown {
     /// The system prompt in force: the last system node in surface order whose cost is above 0.
     pub system_tokens: u32,
@@ -44,6 +53,7 @@ pub struct ContextBreakdown {
 /// window cannot know it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct Context {
     /// The surviving nodes, in surface order.
     pub nodes: Vec<ContextNode>,
@@ -56,6 +66,18 @@ pub struct Context {
     pub incomplete: bool,
 }
 
+/// The token breakdown of the context at one point, without its nodes (`contextSummaryAt`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct ContextSummary {
+    /// The token breakdown (its members are the summary's own in JS and JSON).
+    #[serde(flatten)]
+    pub breakdown: ContextBreakdown,
+    /// Whether the context is incomplete (as `incomplete` of `contextAt`).
+    pub incomplete: bool,
+}
+
 /// The context of one trajectory request and what the log shows of its prefix cache.
 ///
 /// The request is the one its step sent: its context is read just before the first
@@ -63,6 +85,7 @@ pub struct Context {
 /// unanswered, just before the next step start (at the window's last event for the last step).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct RequestContext {
     /// The seq the context is read at (`contextAt(seq)` gives its nodes).
     pub seq: Seq,
@@ -74,10 +97,12 @@ pub struct RequestContext {
     pub incomplete: bool,
     /// The seq of the answering assistant message, when one is loaded.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
     pub answer_seq: Option<Seq>,
     /// The answer's `usage` as the log has it (`inputTokens`, `outputTokens`,
     /// `cacheReadTokens`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(type = "unknown", optional))]
     pub usage: Option<Rc<JsonValue>>,
     /// Whether the request started a new series, so that the prefix cache was expected lost:
     /// the first request of the window, a header with reason `series` or `startsSeries`, a
@@ -88,6 +113,7 @@ pub struct RequestContext {
 /// Totals of the window's requests and prompt changes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct ContextTotals {
     /// Trajectory requests.
     pub requests: u32,

@@ -11,29 +11,40 @@ mod pairing;
 mod sections;
 mod tools;
 
-pub use lines::{diff_lines, Hunk, TextDiff, CONTEXT, WORK_BOUND};
-pub use sections::{split_sections, Section, SectionChange, SectionStatus, TITLE_CHARS};
-pub use tools::{ConfigChange, ToolChange, ToolStatus, ToolsDiff};
+pub use lines::{diff_lines, DiffHunk, TextDiff};
+pub use sections::{PromptSection, SectionStatus};
+pub use tools::{ConfigDiff, ToolDiff, ToolStatus, ToolsDiff};
 
 /// The system text's diff and its sections.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub struct SystemDiff {
-    /// The line diff.
+    /// The line diff (its members are the system diff's own in JS).
+    #[cfg_attr(feature = "wasm", serde(flatten))]
     pub diff: TextDiff,
     /// The sections of the new text with their status, removed ones of the old text among them.
-    pub sections: Vec<SectionChange>,
+    pub sections: Vec<PromptSection>,
 }
 
 /// What changed from one prompt to another.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub struct PromptDiff {
     /// The system text.
     pub system: SystemDiff,
     /// The tools (none differ when only system texts were compared).
     pub tools: ToolsDiff,
     /// The config members that differ (reported only: a config change is never a prompt
-    /// change, SPEC section 3).
-    pub config: Vec<ConfigChange>,
+    /// change, BEHAVIOUR.md section 3).
+    pub config: Vec<ConfigDiff>,
 }
 
 /// Compares two whole prompts.
@@ -64,8 +75,8 @@ pub fn diff_system(previous: &str, current: &str) -> SystemDiff {
 mod properties {
     use proptest::prelude::*;
 
-    use super::lines::{apply, split_lines};
-    use super::sections::split_sections;
+    use super::lines::{apply, split_lines, CONTEXT};
+    use super::sections::{split_sections, Section};
     use super::*;
 
     /// Lines a prompt is made of: headings, fences, blank lines, CRLF ends, unicode.

@@ -37,8 +37,10 @@ pub struct HeaderFact {
     #[cfg_attr(feature = "wasm", tsify(optional))]
     pub change: Option<PromptChange>,
     /// Turn of the header event, none at session level.
+    #[cfg_attr(feature = "wasm", tsify(optional))]
     pub turn: Option<u64>,
     /// Step of the header event, none outside a step.
+    #[cfg_attr(feature = "wasm", tsify(optional))]
     pub step: Option<u64>,
 }
 
@@ -46,12 +48,14 @@ pub struct HeaderFact {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
-pub struct Request {
+pub struct TrajectoryRequest {
     /// Seq of the `step/start`.
     pub start_seq: Seq,
     /// Its turn.
+    #[cfg_attr(feature = "wasm", tsify(optional))]
     pub turn: Option<u64>,
     /// Its step.
+    #[cfg_attr(feature = "wasm", tsify(optional))]
     pub step: Option<u64>,
     /// The prompt the request was sent with, when a header is known.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -78,7 +82,7 @@ pub struct Trajectory {
     /// Header facts in seq order.
     pub headers: Vec<HeaderFact>,
     /// One request per loaded step, in seq order.
-    pub requests: Vec<Request>,
+    pub requests: Vec<TrajectoryRequest>,
     /// Appended prompts that no header reports as a change.
     pub system_prompts: Vec<SystemPromptNode>,
 }
@@ -431,7 +435,7 @@ impl Facts<'_> {
                         }
                     })
                     .cloned();
-                Request {
+                TrajectoryRequest {
                     start_seq: *start_seq,
                     turn: location.turn,
                     step: location.step,

@@ -85,7 +85,7 @@ pub(crate) fn seq_from_js(value: f64) -> Option<Seq> {
         return None;
     }
     let floor = value.floor();
-    let limit = crate::input::event::MAX_SAFE_INTEGER as f64;
+    let limit = crate::seq::MAX_SAFE_INTEGER as f64;
     Some(floor.clamp(-limit, limit) as Seq)
 }
 

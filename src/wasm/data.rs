@@ -6,7 +6,7 @@
 use wasm_bindgen::JsValue;
 
 use crate::fold::request::RequestPromptInspection;
-use crate::fold::{PositionedSystem, SystemPromptNode, SystemPromptStateJson};
+use crate::fold::{PositionedSystem, SystemPromptNode, SystemPromptStateData};
 use crate::views::EventLine;
 use crate::wasm::cache;
 
@@ -49,7 +49,7 @@ pub(super) fn node_to_js(node: Option<&SystemPromptNode>) -> JsValue {
 
 /// A state as plain data; with `nulls`, "none" is `null` (FORMAT.md's JSON) instead of
 /// `undefined`.
-pub(super) fn state_to_js(state: &SystemPromptStateJson, nulls: bool) -> JsValue {
+pub(super) fn state_to_js(state: &SystemPromptStateData, nulls: bool) -> JsValue {
     let shape = if nulls {
         Shape::StateWithNulls
     } else {
@@ -93,7 +93,7 @@ fn pack_positioned(positioned: &PositionedSystem, out: &mut Outgoing) {
     pack_node(&positioned.node, out);
 }
 
-fn pack_state(state: &SystemPromptStateJson, out: &mut Outgoing) {
+fn pack_state(state: &SystemPromptStateData, out: &mut Outgoing) {
     out.extend([
         Outgoing::integer(state.first_seq),
         f64::from(u8::from(state.uncertain)),

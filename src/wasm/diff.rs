@@ -13,96 +13,14 @@ use super::outgoing::length;
 use super::text::whole_string;
 use crate::error::Error;
 use crate::fold::request::PromptSnapshot;
-use crate::input::event::Seq;
 use crate::input::json::JsonValue;
-use crate::views::chat::{CardKey, CardSource};
+use crate::views::chat::CardKey;
 use crate::views::diff::{diff_prompts, PromptDiff, SectionStatus, TextDiff, ToolStatus};
 use crate::wasm::cache;
 use crate::wasm::plain::snapshot_from_json;
 
 #[wasm_bindgen(typescript_custom_section)]
 const DIFF_TYPES: &'static str = r#"
-/**
- * A hunk as the npm `diff` package's `structuredPatch` gives it (3 lines of context): starts are
- * 1-based (for an empty side, the line before, 0 at the start); each line starts with " "
- * (context), "-" (removed) or "+" (added). Texts are their lines split at "\n": a text ending in
- * a line end has an empty last line, and "" has none, so joining lines with "\n" gives it back.
- */
-export interface DiffHunk {
-  oldStart: number;
-  oldLines: number;
-  newStart: number;
-  newLines: number;
-  lines: string[];
-}
-
-/** A line diff of two texts. */
-export interface TextDiff {
-  hunks: DiffHunk[];
-  /** Lines added. */
-  added: number;
-  /** Lines removed. */
-  removed: number;
-  /**
-   * The texts were too far apart to diff within the work bound: every line between their
-   * common first and last lines is shown removed, then added.
-   */
-  replacedWhole: boolean;
-}
-
-/** How a section or a tool differs. */
-export type SectionStatus = "added" | "removed" | "changed" | "unchanged";
-
-/**
- * A section of the prompt: a Markdown heading starts one; a prompt without headings is split
- * into blocks at blank lines (see docs/diff.md). Sections pair by title.
- */
-export interface PromptSection {
-  title: string;
-  status: SectionStatus;
-  /** First line, 1-based, in the new prompt (in the old one for a removed section). */
-  firstLine: number;
-  lineCount: number;
-}
-
-/** The system text's diff and its sections. */
-export interface SystemDiff extends TextDiff {
-  sections: PromptSection[];
-}
-
-/** A tool that differs, by name, with the diff of its `JSON.stringify(tool, null, 2)`. */
-export interface ToolDiff extends TextDiff {
-  name: string;
-  status: "added" | "removed" | "changed";
-}
-
-/** How the tools differ. */
-export interface ToolsDiff {
-  /** Changed and added tools in the new order, then removed tools in the old order. */
-  changes: ToolDiff[];
-  /** Tools in both lists come in another order. */
-  orderChanged: boolean;
-  /** Only the order changed. */
-  orderOnly: boolean;
-}
-
-/** A config member that differs; `name` is "" when a config is not an object. */
-export interface ConfigChange {
-  name: string;
-  /** The old value; absent when the member was absent. */
-  old?: unknown;
-  /** The new value; absent when the member is absent. */
-  new?: unknown;
-}
-
-/** What changed from one prompt to another. */
-export interface PromptDiff {
-  system: SystemDiff;
-  tools: ToolsDiff;
-  /** Reported only: a config change is never a prompt change. */
-  config: ConfigChange[];
-}
-
 /** A prompt to compare: a system text alone, or `{ config?, system?, tools? }`. */
 export type PromptInput = string | { config?: unknown; system?: string; tools?: unknown };
 "#;
@@ -252,22 +170,7 @@ fn diff_to_js(diff: &PromptDiff) -> JsValue {
 
 /// A key `source:seq` (`"system:23"`), `None` when it is not one.
 fn parse_key(key: &str) -> Option<CardKey> {
-    let (source, seq) = key.split_once(':')?;
-    let source = match source {
-        "system" => CardSource::System,
-        "request" => CardSource::Request,
-        _ => return None,
-    };
-    // The canonical decimal form of a seq: digits, no leading zero.
-    if seq.is_empty() || seq.len() > 16 || (seq.len() > 1 && seq.starts_with('0')) {
-        return None;
-    }
-    let mut value: Seq = 0;
-    for byte in seq.bytes() {
-        let digit = Seq::from(byte.checked_sub(b'0').filter(|digit| *digit <= 9)?);
-        value = value.checked_mul(10)?.checked_add(digit)?;
-    }
-    Some(CardKey { source, seq: value })
+    key.parse().ok()
 }
 
 /// A prompt argument: a string is a system text alone.

@@ -11,6 +11,7 @@ mod data;
 mod diff;
 mod error;
 mod kept_texts;
+mod ledger;
 mod numbers;
 mod outgoing;
 mod plain;
@@ -22,6 +23,11 @@ pub use conversation::JsConversation;
 pub use diff::diff_prompts_js;
 pub use state::{inspect_request_prompt_js, inspect_system_prompt_js, JsSystemPromptState};
 
+/// JavaScript's `String(number)` as the crate writes it, for the wasm-bindgen tests to compare
+/// with the engine's (natively, `testkit::js_number_text`). Not part of the API.
+#[doc(hidden)]
+pub use crate::input::json::stringify::js_number_text;
+
 #[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
 const INPUT_TYPES: &'static str = r#"
 /** An event's sequence number: a safe integer, strictly increasing through a log. */
@@ -31,17 +37,14 @@ export type Seq = number;
 export type Time = number;
 
 /**
- * `state.toJSON()` and `JSON.parse(JSON.stringify(state))`: FORMAT.md's SystemPromptState,
- * where "none" is written `null`.
+ * `state.toJSON()` and `JSON.parse(JSON.stringify(state))`: FORMAT.md's SystemPromptState. The
+ * same members as `SystemPromptStateData` (what `lines()` gives), except that "none" is written
+ * `null`, as JSON has no `undefined`.
  */
-export interface SystemPromptStateJson {
-  firstSeq: Seq;
-  uncertain: boolean;
-  nodes: PositionedSystem[];
-  replacements: [Seq, Seq][];
+export type SystemPromptStateJson = Omit<SystemPromptStateData, "effective" | "introduced"> & {
   effective: SystemPromptNode | null;
   introduced: SystemPromptNode | null;
-}
+};
 
 /** A surface operation: append at the end, or replace the nodes from `startSeq` to `endSeq`. */
 export type SurfaceOp = "append" | { op: "replace"; startSeq: number; endSeq: number };
@@ -89,9 +92,6 @@ export interface InspectOptions {
   windowStart?: number;
 }
 
-/** The prompt a request sent (the upstream name of `PromptSnapshot`). */
-export type ConversationPromptSnapshot = PromptSnapshot;
-
 /** Stable codes of the errors promptfold throws. */
 export type ErrorCode =
   | "MALFORMED_JSON"
@@ -112,14 +112,15 @@ export interface PromptfoldError extends Error {
   readonly name: "PromptfoldError";
   readonly code: ErrorCode;
   /** Position of the offending row in the batch passed to the call (header and skipped rows count). */
-  readonly index: number | undefined;
+  readonly index?: number;
   /** Seq of the offending event, when it has a usable one. */
-  readonly seq: number | undefined;
+  readonly seq?: number;
 }
 "#;
 
-/// The size of this module's WebAssembly memory in bytes. It only grows; a steady value under
-/// load means nothing leaks.
+/// Diagnostic, outside the semver promise: the size of this module's WebAssembly memory in
+/// bytes. It only grows; a steady value under load means nothing leaks. It may change or go in
+/// any release.
 #[wasm_bindgen::prelude::wasm_bindgen(js_name = wasmMemoryBytes)]
 pub fn wasm_memory_bytes() -> f64 {
     #[cfg(target_arch = "wasm32")]

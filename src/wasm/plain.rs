@@ -8,7 +8,8 @@ use crate::input::json::{JsonObject, JsonValue};
 use crate::error::Error;
 use crate::fold::request::PromptSnapshot;
 use crate::fold::SystemPromptNode;
-use crate::input::event::{Seq, MAX_SAFE_INTEGER};
+use crate::input::event::Seq;
+use crate::seq::MAX_SAFE_INTEGER;
 
 fn invalid(argument: &str, message: String) -> Error {
     Error::InvalidArgument {

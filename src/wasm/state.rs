@@ -66,17 +66,19 @@ impl JsSystemPromptState {
         nodes_to_js(&self.inner.nodes().collect::<Vec<_>>())
     }
 
-    /// Surviving replacements: replacement seq -> inherited position, ascending by seq.
-    #[wasm_bindgen(getter, unchecked_return_type = "ReadonlyMap<number, number>")]
-    pub fn replacements(&self) -> js_sys::Map {
-        let map = js_sys::Map::new();
-        for (seq, position) in self.inner.replacements() {
-            map.set(
-                &JsValue::from_f64(seq as f64),
-                &JsValue::from_f64(position as f64),
-            );
-        }
-        map
+    /// Surviving replacements as `[replacementSeq, position]` pairs, ascending by seq (the
+    /// shape of `toJSON().replacements`; `new Map(state.replacements)` gives a map).
+    #[wasm_bindgen(getter, unchecked_return_type = "[Seq, Seq][]")]
+    pub fn replacements(&self) -> js_sys::Array {
+        self.inner
+            .replacements()
+            .map(|(seq, position)| {
+                js_sys::Array::of2(
+                    &JsValue::from_f64(seq as f64),
+                    &JsValue::from_f64(position as f64),
+                )
+            })
+            .collect()
     }
 
     /// The prompt in force, `undefined` when none (or withheld).
@@ -106,7 +108,8 @@ impl JsSystemPromptState {
 
 /// Folds one event into `previous` (BEHAVIOUR.md section 2) and returns the new state; an
 /// irrelevant event returns `previous` (a new handle to the same state), `undefined` while there
-/// is none. Throws a `PromptfoldError` for an invalid event.
+/// is none. Throws a `PromptfoldError` for an invalid event. A drop-in for upstream's
+/// `inspectSystemPrompt`: same arguments in the same order.
 #[wasm_bindgen(js_name = inspectSystemPrompt, unchecked_return_type = "SystemPromptState | undefined")]
 pub fn inspect_system_prompt_js(
     #[wasm_bindgen(unchecked_param_type = "SystemPromptState | undefined")] previous: JsValue,
@@ -147,11 +150,12 @@ fn state_from_js(value: &JsValue) -> Result<Option<SystemPromptState>, crate::Er
 
 /// Inspects a `request/header` event against the previous request's prompt (BEHAVIOUR.md section
 /// 3); `system` is the effective prompt in force just before it. Throws a `PromptfoldError` when
-/// the event is not a request header or an argument has the wrong shape.
+/// the event is not a request header or an argument has the wrong shape. A drop-in for
+/// upstream's `inspectRequestPrompt`: same arguments in the same order (upstream's
+/// `ConversationPromptSnapshot` is `PromptSnapshot` here).
 #[wasm_bindgen(js_name = inspectRequestPrompt, unchecked_return_type = "RequestPromptInspection")]
 pub fn inspect_request_prompt_js(
-    #[wasm_bindgen(unchecked_param_type = "ConversationPromptSnapshot | undefined")]
-    previous: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "PromptSnapshot | undefined")] previous: JsValue,
     #[wasm_bindgen(unchecked_param_type = "SessionEvent")] event: JsValue,
     #[wasm_bindgen(unchecked_param_type = "SystemPromptNode | undefined")] system: JsValue,
 ) -> Result<JsValue, JsValue> {

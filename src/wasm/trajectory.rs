@@ -5,7 +5,7 @@
 
 use crate::fold::request::{ChangeKind, PromptChange, PromptSnapshot};
 use crate::fold::SystemPromptNode;
-use crate::views::trajectory::{HeaderFact, Request, Trajectory};
+use crate::views::trajectory::{HeaderFact, Trajectory, TrajectoryRequest};
 
 use super::outgoing::{source_slot, Outgoing};
 
@@ -73,7 +73,7 @@ fn pack_header(header: &HeaderFact, out: &mut Outgoing) {
     ]);
 }
 
-fn pack_request(request: &Request, out: &mut Outgoing) {
+fn pack_request(request: &TrajectoryRequest, out: &mut Outgoing) {
     out.extend([
         Outgoing::integer(request.start_seq),
         Outgoing::optional(request.turn),

@@ -7,7 +7,9 @@ use crate::fold::{inspect_system_prompt, SystemPromptState};
 use crate::input::event::{Seq, SessionEvent};
 use crate::views::cache::{CacheLedger, CacheOptions, LedgerInput};
 use crate::views::chat::{CardKey, ChatBuilder, ChatCard};
-use crate::views::context::{Context, ContextBreakdown, ContextTotals, RequestContext};
+use crate::views::context::{
+    Context, ContextBreakdown, ContextSummary, ContextTotals, RequestContext,
+};
 use crate::views::location::Locator;
 use crate::views::observe::Census;
 use crate::views::observe::Observed;
@@ -172,9 +174,12 @@ impl Analysis {
     }
 
     /// The breakdown of the context at `seq` and whether it is incomplete.
-    pub fn context_summary_at(&self, seq: Seq) -> (ContextBreakdown, bool) {
+    pub fn context_summary_at(&self, seq: Seq) -> ContextSummary {
         let sums = self.surface.sums_at(seq);
-        (ContextBreakdown::of(&sums), sums.incomplete)
+        ContextSummary {
+            breakdown: ContextBreakdown::of(&sums),
+            incomplete: sums.incomplete,
+        }
     }
 
     /// The inspection of the header at exactly `seq`.

@@ -11,7 +11,7 @@ use crate::input::parse::framing::{Framing, Numbering, Rows};
 use crate::input::parse::{parse_fed_lines, parse_rows, parse_text_rows};
 use crate::views::cache::{CacheLedger, CacheOptions};
 use crate::views::chat::{sort_cards, ChatCard};
-use crate::views::context::{Context, ContextBreakdown, ContextTotals};
+use crate::views::context::{Context, ContextSummary, ContextTotals};
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
 use crate::window::analysis::compare::compare;
 use crate::window::analysis::{Analysis, Delta};
@@ -442,7 +442,7 @@ impl Conversation {
     }
 
     /// The breakdown of the context at `seq` and whether it is incomplete, without its nodes.
-    pub fn context_summary_at(&self, seq: Seq) -> (ContextBreakdown, bool) {
+    pub fn context_summary_at(&self, seq: Seq) -> ContextSummary {
         self.analysis.context_summary_at(seq)
     }
 

@@ -6,6 +6,11 @@ import {
   inspectRequestPrompt,
   inspectSystemPrompt,
   wasmMemoryBytes,
+  type CacheCause,
+  type CacheEntry,
+  type CacheLedger,
+  type CacheOptions,
+  type CacheSummary,
   type ChatCard,
   type Context,
   type ContextNode,
@@ -29,7 +34,16 @@ import {
   type TornTail,
   type SystemPromptNode,
   type SystemPromptState,
+  type SystemPromptStateData,
   type SystemPromptStateJson,
+  type TrajectoryRequest,
+  type ConfigDiff,
+  type ToolStatus,
+  type ToolsDiff,
+  type SystemDiff,
+  type TextDiff,
+  type ContextBreakdown,
+  type PromptSnapshot,
   type Views,
 } from "../../pkg/bundler/promptfold.js";
 
@@ -60,13 +74,27 @@ if (kind === "system-and-tools" || kind === "initial" || kind === "system" || ki
   // every ChangeKind is one of these
 }
 const lines: EventLine[] = conversation.lines();
-const firstState = lines[0]?.system;
+const firstState: SystemPromptStateData | undefined = lines[0]?.system;
 const uncertainLine: boolean | undefined = firstState?.uncertain;
+// "None" is `undefined` in what lines() gives, and `null` only in toJSON()'s JSON form.
+type NoneOf<T> = Exclude<T, object>;
+const noStateInLines: NoneOf<EventLine["system"]> = undefined;
+// @ts-expect-error lines() never gives null for "no state"
+const nullStateInLines: NoneOf<EventLine["system"]> = null;
+const noEffectiveInData: NoneOf<SystemPromptStateData["effective"]> = undefined;
+// @ts-expect-error the data form never gives null for "no prompt"
+const nullEffectiveInData: NoneOf<SystemPromptStateData["effective"]> = null;
+const noEffectiveInJson: NoneOf<SystemPromptStateJson["effective"]> = null;
+// @ts-expect-error the JSON form writes null, never undefined
+const undefinedEffectiveInJson: NoneOf<SystemPromptStateJson["effective"]> = undefined;
+void [noStateInLines, nullStateInLines, noEffectiveInData, nullEffectiveInData, noEffectiveInJson,
+  undefinedEffectiveInJson];
 
 const state: SystemPromptState | undefined = conversation.stateAt(2);
 const effective: SystemPromptNode | undefined = state?.effective;
 const text: string | undefined = effective?.text;
-const replacements: ReadonlyMap<number, number> | undefined = state?.replacements;
+const replacements: [number, number][] | undefined = state?.replacements;
+const replacementsInJson: [number, number][] | undefined = state?.toJSON().replacements;
 const json: SystemPromptStateJson | undefined = state?.toJSON();
 const effectiveInJson: SystemPromptNode | null | undefined = json?.effective;
 const request: RequestPromptInspection | undefined = conversation.requestAt(3);
@@ -78,7 +106,8 @@ let folded: SystemPromptState | undefined;
 for (const event of events) folded = inspectSystemPrompt(folded, event, { windowStart: 1 });
 folded = inspectSystemPrompt(folded, events[0]!);
 const inspection: RequestPromptInspection = inspectRequestPrompt(undefined, events[0]!, folded?.effective);
-inspectRequestPrompt(inspection.prompt, events[0]!, undefined);
+const previousPrompt: PromptSnapshot = inspection.prompt;
+inspectRequestPrompt(previousPrompt, events[0]!, undefined);
 const bytes: number = wasmMemoryBytes();
 
 try {
@@ -97,7 +126,13 @@ const nodeTokens: number | undefined = firstNode?.tokens;
 const superseded: number = context.supersededSystemTokens;
 const summary: ContextSummary = conversation.contextSummaryAt(3);
 const summaryIncomplete: boolean = summary.incomplete;
-const requestContext: RequestContext | undefined = conversation.views().trajectory.requests[0]?.context;
+const trajectoryRequest: TrajectoryRequest | undefined = conversation.views().trajectory.requests[0];
+const requestTurn: number | undefined = trajectoryRequest?.turn;
+const requestConfig: unknown = trajectoryRequest?.requestConfig;
+const requestContext: RequestContext | undefined = trajectoryRequest?.context;
+const answerSeq: number | undefined = requestContext?.answerSeq;
+const breakdown: ContextBreakdown = summary;
+void [requestTurn, requestConfig, answerSeq, breakdown];
 const newSeries: boolean | undefined = requestContext?.newSeries;
 const usage: unknown = requestContext?.usage;
 const totals: ContextTotals = conversation.contextTotals();
@@ -120,8 +155,14 @@ const diffStarts: number | undefined = hunk && hunk.oldStart + hunk.oldLines + h
 const diffCounts: [number, number, boolean] = [ownDiff.system.added, ownDiff.system.removed, ownDiff.system.replacedWhole];
 const section: PromptSection | undefined = ownDiff.system.sections[0];
 const sectionStatus: SectionStatus | undefined = section?.status;
-const tool: ToolDiff | undefined = ownDiff.tools.changes[0];
-const toolStatus: "added" | "removed" | "changed" | undefined = tool?.status;
+const tools: ToolsDiff = ownDiff.tools;
+const tool: ToolDiff | undefined = tools.changes[0];
+const toolStatus: ToolStatus | undefined = tool?.status;
+const toolText: TextDiff | undefined = tool;
+const systemDiff: SystemDiff = ownDiff.system;
+const configMember: ConfigDiff | undefined = ownDiff.config[0];
+const configNew: unknown = configMember?.new;
+void [toolText, systemDiff, configNew];
 const orderOnly: boolean = ownDiff.tools.orderOnly && ownDiff.tools.orderChanged;
 const configOld: unknown = ownDiff.config[0]?.old;
 // @ts-expect-error a diff may be absent
@@ -174,5 +215,48 @@ conversation.windowStart = 3;
 // @ts-expect-error `effective` may be absent
 const mustCheck: string = state.effective.text;
 
+// The cache ledger.
+const cacheOptions: CacheOptions = {
+  prices: { default: { input: 0.27, cacheRead: 0.07, output: 1.1 }, models: { "deepseek-chat": { input: 1, cacheRead: 0.1, cacheWrite: 1.25, output: 4 } } },
+  cacheTtlMs: 300_000,
+};
+const ledger: CacheLedger = conversation.cacheLedger(cacheOptions);
+conversation.cacheLedger();
+const entry: CacheEntry | undefined = ledger.requests[0];
+const kept: number | undefined = entry?.keptTokens;
+const causeNames: string[] = (entry?.causes ?? []).map((cause: CacheCause) => {
+  switch (cause.kind) {
+    case "route":
+      return `${cause.from.model ?? ""} -> ${cause.to.model ?? ""}`;
+    case "tools":
+      return [...cause.added.map((n) => `+${n}`), ...cause.removed.map((n) => `-${n}`)].join(", ");
+    case "system-rewrite":
+      return cause.sections.join(", ");
+    case "compaction":
+    case "prune":
+      return `#${cause.startSeq}-#${cause.endSeq}`;
+    case "replacement":
+      return cause.type;
+    case "series":
+      return String(cause.seq);
+    case "idle":
+      return `${cause.gapMs} ms`;
+  }
+});
+const cacheSummary: CacheSummary = ledger.summary;
+const hitRate: number | undefined = cacheSummary.expectedHitRate;
+const readCount: number = cacheSummary.observed.counts.cacheReadTokens;
+const balance: number | undefined = cacheSummary.trade.balance;
+const uncached: number | undefined = entry?.observed.uncachedInputTokens;
+// @ts-expect-error a price is a number
+conversation.cacheLedger({ prices: { default: { input: "1", cacheRead: 0, output: 0 } } });
+// @ts-expect-error the input, cache-read and output prices are required
+conversation.cacheLedger({ prices: { default: { input: 1 } } });
+// @ts-expect-error kept tokens may be unknown
+const mustCheckKept: number = entry!.keptTokens;
+// @ts-expect-error cause kinds are a closed set
+const wrongKind: CacheCause["kind"] = "eviction";
+
+void [replacementsInJson];
 void [added, removedKeys, trajectoryChanged, title, turn, uncertainLine, text, replacements, effectiveInJson, request,
-  windowStart, hasMore, length, bytes, wrongTitle, wrongCode, mustCheck, version, fed, tornLine];
+  windowStart, hasMore, length, bytes, wrongTitle, wrongCode, mustCheck, version, fed, tornLine, kept, causeNames, hitRate, readCount, balance, uncached, mustCheckKept, wrongKind];

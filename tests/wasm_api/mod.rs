@@ -315,7 +315,7 @@ pub fn numbers_match_the_engine() {
             .ok()
             .and_then(|text| text.as_string());
         assert_eq!(
-            Some(promptfold::js_number_text(value)),
+            Some(promptfold::wasm::js_number_text(value)),
             written,
             "writing {text}"
         );

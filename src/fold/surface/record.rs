@@ -11,6 +11,7 @@ use crate::input::event::Seq;
 
 /// The type of a surface node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum NodeType {
     /// `system/message`.
     System,

@@ -1062,7 +1062,7 @@ mod tests {
             whole(r#" {"a": [1, -2.5e3, true, false, null], "b": "x\ny\u00e9\ud83d\ude00"} "#)
                 .unwrap();
         assert_eq!(
-            crate::js_stringify(&value),
+            crate::input::json::stringify::js_stringify(&value),
             "{\"a\":[1,-2500,true,false,null],\"b\":\"x\\nyé😀\"}"
         );
     }
@@ -1182,7 +1182,7 @@ mod tests {
     #[test]
     fn duplicate_keys_keep_the_last_value_at_the_first_place() {
         assert_eq!(
-            crate::js_stringify(&whole(r#"{"a":1,"b":2,"a":3}"#).unwrap()),
+            crate::input::json::stringify::js_stringify(&whole(r#"{"a":1,"b":2,"a":3}"#).unwrap()),
             r#"{"a":3,"b":2}"#
         );
     }

@@ -196,7 +196,7 @@ mod tests {
         let members: Vec<String> = (0..20_000).map(|i| format!("\"k{}\":{i}", i % 3)).collect();
         let value = JsonValue::parse(&format!("{{{}}}", members.join(","))).unwrap();
         assert_eq!(
-            crate::js_stringify(&value),
+            crate::input::json::stringify::js_stringify(&value),
             r#"{"k0":19998,"k1":19999,"k2":19997}"#
         );
     }

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
+use crate::input::json::stringify::js_number_text;
 
-/// Options of [`crate::Conversation::cache_ledger`].
+/// Options of the cache ledger (`Conversation::cache_ledger`, `conversation.cacheLedger`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
@@ -72,7 +73,10 @@ impl CacheOptions {
     pub fn check(&self) -> Result<(), Error> {
         let bad = |member: String, value: f64| Error::InvalidArgument {
             argument: format!("options.{member}"),
-            message: format!("expected a finite number >= 0, found {value}"),
+            message: format!(
+                "expected a finite number >= 0, found {}",
+                js_number_text(value)
+            ),
         };
         if let Some(ttl) = self.cache_ttl_ms {
             if !(ttl.is_finite() && ttl >= 0.0) {
@@ -87,7 +91,7 @@ impl CacheOptions {
             .iter()
             .map(|p| ("prices.default".to_owned(), p));
         let models = prices.models.iter().flatten();
-        let models = models.map(|(model, p)| (format!("prices.models[{model:?}]"), p));
+        let models = models.map(|(model, p)| (format!("prices.models[\"{model}\"]"), p));
         for (at, p) in named.chain(models) {
             let members = [
                 ("input", Some(p.input)),

@@ -1,12 +1,11 @@
-//! Two requests' tools compared by name (SPEC 11 item 2): a tool is known by its `name` string,
-//! or, without one, by its JSON text; the n-th tool of a name pairs with the n-th of the same
+//! Two requests' tools compared by name (SPEC 11 item 2): a tool is known by its name (the
+//! crate's one rule, `views::tool_name`), or, without one, by its JSON text; the n-th tool of a name pairs with the n-th of the same
 //! name in the other list, and a pair whose JSON texts differ is changed.
-
-use std::collections::HashMap;
 
 use crate::input::event::RequestHeader;
 use crate::input::json::stringify::js_stringify;
 use crate::input::json::JsonValue;
+use crate::views::tool_name::tool_name;
 
 /// How two tool lists differ, each list of names in the order of the list it comes from.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -26,10 +25,7 @@ impl ToolChanges {
 /// A tool's name and JSON text.
 fn named(tool: &JsonValue) -> (String, String) {
     let text = js_stringify(tool);
-    let name = match tool.get("name") {
-        Some(JsonValue::String(name)) => String::from(&**name),
-        _ => text.clone(),
-    };
+    let name = tool_name(tool).map_or_else(|| text.clone(), str::to_owned);
     (name, text)
 }
 
@@ -54,38 +50,27 @@ pub(super) fn compare(
     }
     let old = list(before);
     let new = list(after);
-    // The JSON texts of each name in the old list, in order, consumed as the new list pairs them.
-    let mut unpaired: HashMap<&str, std::collections::VecDeque<&str>> = HashMap::new();
-    for (name, text) in &old {
-        unpaired.entry(name).or_default().push_back(text);
-    }
+    // Tool lists are short: a linear search per tool keeps the module small.
+    let mut paired = vec![false; old.len()];
     let mut changes = ToolChanges::default();
     for (name, text) in &new {
-        match unpaired
-            .get_mut(name.as_str())
-            .and_then(|texts| texts.pop_front())
-        {
-            Some(old_text) if old_text != text => changes.changed.push(name.clone()),
-            Some(_) => {}
+        let partner = old
+            .iter()
+            .zip(paired.iter_mut())
+            .find(|((old_name, _), paired)| !**paired && old_name == name);
+        match partner {
+            Some(((_, old_text), paired)) => {
+                *paired = true;
+                if old_text != text {
+                    changes.changed.push(name.clone());
+                }
+            }
             None => changes.added.push(name.clone()),
         }
     }
-    // What the new list left unpaired was removed: the last tools of each name.
-    let mut totals: HashMap<&str, usize> = HashMap::new();
-    for (name, _) in &old {
-        let total = totals.entry(name).or_default();
-        *total = total.saturating_add(1);
-    }
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    for (name, _) in &old {
-        let index = seen.entry(name).or_default();
-        let this = *index;
-        *index = index.saturating_add(1);
-        let remaining = unpaired.get(name.as_str()).map_or(0, |texts| texts.len());
-        let paired = totals
-            .get(name.as_str())
-            .map_or(0, |total| total.saturating_sub(remaining));
-        if this >= paired {
+    // The first tools of a name pair first, so the unpaired ones are the last of their name.
+    for ((name, _), paired) in old.iter().zip(&paired) {
+        if !paired {
             changes.removed.push(name.clone());
         }
     }
@@ -123,5 +108,24 @@ mod tests {
         let e = header(r#"[{"name":"t","v":1}]"#);
         let changes = compare(Some(&d), Some(&e));
         assert_eq!((changes.removed.len(), changes.changed.len()), (1, 0));
+    }
+
+    #[test]
+    fn every_tool_shape_is_named_by_the_one_rule() {
+        // Plain names (issue 29): one added mid-list is that name, not its JSON text.
+        let a = header(r#"["read","subagent","subagent_fork"]"#);
+        let b = header(r#"["read","snapshot_ping","subagent","subagent_fork"]"#);
+        let changes = compare(Some(&a), Some(&b));
+        assert_eq!(changes.added, ["snapshot_ping"]);
+        assert!(changes.removed.is_empty() && changes.changed.is_empty());
+        // The OpenAI shape: new parameters change the tool, they do not replace it.
+        let c = header(r#"[{"type":"function","function":{"name":"run"}},"read"]"#);
+        let d = header(r#"[{"type":"function","function":{"name":"run","parameters":{}}},"read"]"#);
+        let changes = compare(Some(&c), Some(&d));
+        assert_eq!(changes.changed, ["run"]);
+        assert!(changes.added.is_empty() && changes.removed.is_empty());
+        // A plain name that becomes an object of the same name is changed.
+        let e = header(r#"[{"name":"read","p":1}]"#);
+        assert_eq!(compare(Some(&a), Some(&e)).changed, ["read"]);
     }
 }

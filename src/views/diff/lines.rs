@@ -13,17 +13,22 @@ use super::myers;
 /// Lines of unchanged context around each change, as `structuredPatch` gives by default.
 pub const CONTEXT: usize = 3;
 
-pub use super::myers::WORK_BOUND;
-
-/// One hunk: a run of changes with up to [`CONTEXT`] lines of context around it.
+/// One hunk, as the npm `diff` package's `structuredPatch` gives it: a run of changes with up to
+/// 3 lines of context around it. A text is its lines split at `"\n"`: a text ending in a line
+/// end has an empty last line, and `""` has none, so joining the lines gives it back.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Hunk {
+#[cfg_attr(
+    feature = "wasm",
+    derive(tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+pub struct DiffHunk {
     /// First line of the hunk in the old text, 1-based; for a hunk with no old lines, the line
     /// after which it inserts (0 at the start).
     pub old_start: usize,
     /// Lines of the old text the hunk covers.
     pub old_lines: usize,
-    /// First line of the hunk in the new text, counted as `old_start` is.
+    /// First line of the hunk in the new text, counted as the old start is.
     pub new_start: usize,
     /// Lines of the new text the hunk covers.
     pub new_lines: usize,
@@ -33,15 +38,21 @@ pub struct Hunk {
 
 /// What changed between two texts, line by line.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub struct TextDiff {
     /// The hunks, in text order; none when the texts are equal.
-    pub hunks: Vec<Hunk>,
+    pub hunks: Vec<DiffHunk>,
     /// Lines added.
     pub added: usize,
     /// Lines removed.
     pub removed: usize,
-    /// Whether the diff went past [`WORK_BOUND`]: then every line between the common first and
-    /// last lines is shown removed, then added, without looking for lines in common inside.
+    /// Whether the texts were too far apart to diff within the work bound (`WORK_BOUND` steps):
+    /// then every line between the common first and last lines is shown removed, then added,
+    /// without looking for lines in common inside.
     pub replaced_whole: bool,
 }
 
@@ -232,7 +243,7 @@ fn hunks(old: &[&str], new: &[&str], changes: &[Change]) -> TextDiff {
         let trail = trail_end.saturating_sub(at);
         old_count = old_count.saturating_add(trail);
         new_count = new_count.saturating_add(trail);
-        diff.hunks.push(Hunk {
+        diff.hunks.push(DiffHunk {
             old_start: start(old_from, old_count),
             old_lines: old_count,
             new_start: start(new_from, new_count),
@@ -262,7 +273,7 @@ fn prefixed(mark: char, line: &str) -> String {
 /// Applies `hunks` to `old` as a patch tool would (for the tests): `None` when a context or
 /// removed line does not match.
 #[cfg(test)]
-pub fn apply(old: &str, hunks: &[Hunk]) -> Option<String> {
+pub fn apply(old: &str, hunks: &[DiffHunk]) -> Option<String> {
     let old_lines = split_lines(old);
     let mut out: Vec<&str> = Vec::new();
     let mut at = 0usize;

@@ -33,6 +33,12 @@ pub struct Section {
 
 /// How a section differs between the old and the new prompt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(tsify::Tsify),
+    serde(rename_all = "lowercase")
+)]
+#[non_exhaustive]
 pub enum SectionStatus {
     /// Only in the new prompt.
     Added,
@@ -56,9 +62,15 @@ impl SectionStatus {
     }
 }
 
-/// A section of the comparison.
+/// A section of the prompt and how it differs: a Markdown heading starts one; a prompt without
+/// headings is split into blocks at blank lines (docs/diff.md). Sections pair by title.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SectionChange {
+#[cfg_attr(
+    feature = "wasm",
+    derive(tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+pub struct PromptSection {
     /// The section's title.
     pub title: String,
     /// How it differs.
@@ -104,7 +116,7 @@ pub fn split_sections(lines: &[&str]) -> Vec<Section> {
 
 /// The sections of the new text with their status, and the removed ones of the old text after
 /// the new section paired with the nearest paired section before them.
-pub fn compare_sections(old: &[&str], new: &[&str]) -> Vec<SectionChange> {
+pub fn compare_sections(old: &[&str], new: &[&str]) -> Vec<PromptSection> {
     let old_sections = split_sections(old);
     let new_sections = split_sections(new);
     fn text<'a>(lines: &'a [&'a str], section: &Section) -> &'a [&'a str] {
@@ -127,7 +139,7 @@ pub fn compare_sections(old: &[&str], new: &[&str]) -> Vec<SectionChange> {
         }
     }
     // Removed sections by the new section they go before (the last slot: after them all).
-    let mut removed: Vec<Vec<SectionChange>> =
+    let mut removed: Vec<Vec<PromptSection>> =
         vec![Vec::new(); new_sections.len().saturating_add(1)];
     let mut place = 0usize;
     for (old_at, section) in old_sections.iter().enumerate() {
@@ -157,8 +169,8 @@ pub fn compare_sections(old: &[&str], new: &[&str]) -> Vec<SectionChange> {
     out
 }
 
-fn change(section: &Section, status: SectionStatus) -> SectionChange {
-    SectionChange {
+fn change(section: &Section, status: SectionStatus) -> PromptSection {
+    PromptSection {
         title: section.title.clone(),
         status,
         first_line: section.first.saturating_add(1),

@@ -20,6 +20,12 @@ use super::pairing::pair_by_name;
 
 /// How a tool differs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(tsify::Tsify),
+    serde(rename_all = "lowercase")
+)]
+#[non_exhaustive]
 pub enum ToolStatus {
     /// Only in the new tools.
     Added,
@@ -40,22 +46,34 @@ impl ToolStatus {
     }
 }
 
-/// One tool that differs.
+/// One tool that differs, by name, with the diff of its `JSON.stringify(tool, null, 2)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ToolChange {
+#[cfg_attr(
+    feature = "wasm",
+    derive(tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+pub struct ToolDiff {
     /// The tool's name (see the module documentation).
     pub name: String,
     /// How it differs.
     pub status: ToolStatus,
-    /// The line diff of its pretty-printed JSON (`JSON.stringify(tool, null, 2)`).
+    /// The line diff of its pretty-printed JSON (`JSON.stringify(tool, null, 2)`); its members
+    /// are the tool diff's own in JS.
+    #[cfg_attr(feature = "wasm", serde(flatten))]
     pub diff: TextDiff,
 }
 
 /// How the tools differ.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub struct ToolsDiff {
     /// Changed and added tools in the new order, then removed tools in the old order.
-    pub changes: Vec<ToolChange>,
+    pub changes: Vec<ToolDiff>,
     /// Whether tools in both lists come in a different order.
     pub order_changed: bool,
     /// Whether only the order changed: the same tools, each the same, in another order.
@@ -64,12 +82,19 @@ pub struct ToolsDiff {
 
 /// A config member that differs.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ConfigChange {
+#[cfg_attr(
+    feature = "wasm",
+    derive(tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+pub struct ConfigDiff {
     /// The member's name; `""` when a config is not an object and is compared whole.
     pub name: String,
-    /// Its old value, `None` when it was absent.
+    /// Its old value, none when it was absent.
+    #[cfg_attr(feature = "wasm", tsify(type = "unknown", optional))]
     pub old: Option<JsonValue>,
-    /// Its new value, `None` when it is absent.
+    /// Its new value, none when it is absent.
+    #[cfg_attr(feature = "wasm", tsify(type = "unknown", optional))]
     pub new: Option<JsonValue>,
 }
 
@@ -101,7 +126,7 @@ pub fn compare_tools(old: &JsonValue, new: &JsonValue) -> ToolsDiff {
                         diff_lines(&js_stringify_pretty(old_tool), &js_stringify_pretty(tool));
                     // Values equal as JSON text (say `1` and `1.0`) are not a change.
                     if !diff.is_empty() {
-                        result.changes.push(ToolChange {
+                        result.changes.push(ToolDiff {
                             name: name.clone(),
                             status: ToolStatus::Changed,
                             diff,
@@ -109,7 +134,7 @@ pub fn compare_tools(old: &JsonValue, new: &JsonValue) -> ToolsDiff {
                     }
                 }
             }
-            None => result.changes.push(ToolChange {
+            None => result.changes.push(ToolDiff {
                 name: name.clone(),
                 status: ToolStatus::Added,
                 diff: diff_lines("", &js_stringify_pretty(tool)),
@@ -118,7 +143,7 @@ pub fn compare_tools(old: &JsonValue, new: &JsonValue) -> ToolsDiff {
     }
     for ((tool, name), paired) in old_tools.iter().zip(&old_names).zip(&paired) {
         if !paired {
-            result.changes.push(ToolChange {
+            result.changes.push(ToolDiff {
                 name: name.clone(),
                 status: ToolStatus::Removed,
                 diff: diff_lines(&js_stringify_pretty(tool), ""),
@@ -153,10 +178,7 @@ fn names(tools: &[JsonValue]) -> (Vec<String>, Vec<String>) {
 
 /// The config members whose JSON text differs: the old members in order, then the new ones.
 /// An absent config has no members; a config that is not an object is compared whole.
-pub fn compare_config(
-    old: Option<&Rc<JsonValue>>,
-    new: Option<&Rc<JsonValue>>,
-) -> Vec<ConfigChange> {
+pub fn compare_config(old: Option<&Rc<JsonValue>>, new: Option<&Rc<JsonValue>>) -> Vec<ConfigDiff> {
     let empty = JsonObject::default();
     fn members<'a>(
         value: Option<&'a Rc<JsonValue>>,
@@ -179,7 +201,7 @@ pub fn compare_config(
             for name in old_names.chain(new_only) {
                 let (before, after) = (old_members.get(name), new_members.get(name));
                 if text(before) != text(after) {
-                    changes.push(ConfigChange {
+                    changes.push(ConfigDiff {
                         name: name.to_owned(),
                         old: before.cloned(),
                         new: after.cloned(),
@@ -193,7 +215,7 @@ pub fn compare_config(
             if text(old) == text(new) {
                 return Vec::new();
             }
-            vec![ConfigChange {
+            vec![ConfigDiff {
                 name: String::new(),
                 old: old.map(|value| (**value).clone()),
                 new: new.map(|value| (**value).clone()),
