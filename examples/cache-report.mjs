@@ -56,7 +56,7 @@ try {
     options.prices = prices;
     if (cacheTtlMs !== undefined) options.cacheTtlMs = cacheTtlMs;
   }
-  conversation.loadJson(new Uint8Array(await readFile(path)), false);
+  conversation.loadJson(new Uint8Array(await readFile(path)));
   const { requests, summary } = conversation.cacheLedger(options);
   const steps = conversation.views().trajectory.requests;
   requests.forEach((r, i) => {

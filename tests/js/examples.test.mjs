@@ -123,7 +123,7 @@ for (const [name, withPrices] of [["cache-breaks.jsonl", false], ["cache-breaks.
     const conv = new Conversation();
     let ledger;
     try {
-      conv.loadJson(readFileSync(join(sessions, name)), false);
+      conv.loadJson(readFileSync(join(sessions, name)));
       ledger = conv.cacheLedger(withPrices ? { prices, cacheTtlMs } : {});
     } finally {
       conv.free();
