@@ -6,11 +6,12 @@
 //! dropped. The prefix's tokens are the token sum of the positions before the break at the
 //! moment of that replace, which no earlier replace between the two read points changed.
 //!
-//! [`Positions`] keeps the surface's positions in a list sorted by position with two Fenwick
-//! trees (tokens, and whether a slot holds a live entry), so a replace costs O(log n) per entry
-//! it drops and a prefix sum O(log n). A log whose replaces the list cannot follow exactly (an
-//! endpoint that is no live entry, a start after its end) switches the ledger to comparing node
-//! lists for the requests after it.
+//! [`Positions`] keeps the surface's slots in position order: the token sums as appended plus a
+//! Fenwick tree of what replaces changed since (an append costs a push, a prefix sum O(log n)),
+//! a slot index by position while positions stay close together, and skip links over dropped
+//! slots, so a replace costs O(log n) per entry it drops. A log whose replaces the list cannot
+//! follow exactly (an endpoint that is no live entry, a start after its end) switches the ledger
+//! to comparing node lists for the requests after it.
 
 use std::collections::HashMap;
 
@@ -37,10 +38,18 @@ pub(super) struct Positions {
     /// Whether the slot's live entry is a node (a replace by an event that is no surface node
     /// leaves an entry that is none).
     node: Vec<bool>,
-    alive: Vec<bool>,
-    /// Fenwick trees over the slots: token sums and live-entry counts.
-    token_tree: Vec<u64>,
-    count_tree: Vec<u32>,
+    /// `appended[i]`: the tokens of slots `0..i` as they were appended.
+    appended: Vec<u64>,
+    /// A Fenwick tree over the slots of what replaces changed since (room for every slot).
+    changes: Vec<i64>,
+    /// For each slot, itself while it is live, else a later slot (a dropped slot points on,
+    /// so a walk over live slots skips each dropped one once).
+    next: Vec<usize>,
+    /// The slot of each position, by its distance from the window start (`usize::MAX`: none),
+    /// while positions stay close together; else positions are searched.
+    slot_of: Vec<usize>,
+    /// Whether `slot_of` indexes every slot.
+    indexed: bool,
     /// The position of each live entry that sits in place of others, by seq.
     moved: HashMap<Seq, Seq>,
     window_start: Seq,
@@ -55,36 +64,106 @@ pub(super) struct Replaced {
     pub lost: bool,
 }
 
+const LOST: Replaced = Replaced {
+    at: None,
+    lost: true,
+};
+
 impl Positions {
     /// An empty surface of a window starting at `window_start`, with room for `nodes` nodes.
     pub fn new(window_start: Seq, nodes: usize) -> Positions {
+        let mut appended = Vec::with_capacity(nodes.saturating_add(1));
+        appended.push(0);
         Positions {
             positions: Vec::with_capacity(nodes),
             seqs: Vec::with_capacity(nodes),
             tokens: Vec::with_capacity(nodes),
             node: Vec::with_capacity(nodes),
-            alive: Vec::with_capacity(nodes),
-            token_tree: Vec::with_capacity(nodes),
-            count_tree: Vec::with_capacity(nodes),
+            appended,
+            changes: vec![0; nodes],
+            next: Vec::with_capacity(nodes),
+            slot_of: Vec::new(),
+            indexed: true,
+            moved: HashMap::new(),
             window_start,
-            ..Positions::default()
         }
     }
 
     /// Appends the node of event `seq` (its position is its seq); returns false when the list
-    /// cannot follow (a position not after the last one).
+    /// cannot follow (a position not after the last one, or no room left).
     pub fn append(&mut self, seq: Seq, tokens: u32) -> bool {
-        if self.positions.last().is_some_and(|last| *last >= seq) {
+        let slot = self.positions.len();
+        if self.positions.last().is_some_and(|last| *last >= seq) || slot >= self.changes.len() {
             return false;
         }
+        let sum = self.appended.last().copied().unwrap_or(0);
+        self.appended.push(sum.saturating_add(u64::from(tokens)));
         self.positions.push(seq);
         self.seqs.push(seq);
         self.tokens.push(tokens);
         self.node.push(true);
-        self.alive.push(true);
-        fenwick_push(&mut self.token_tree, u64::from(tokens));
-        fenwick_push(&mut self.count_tree, 1);
+        self.next.push(slot);
+        // Positions a few times as many as the slots are indexed; sparser ones are searched.
+        let room = self.changes.len().saturating_mul(4);
+        match self.distance(seq).filter(|distance| *distance < room) {
+            Some(distance) if self.indexed => {
+                self.slot_of.resize(distance, usize::MAX);
+                self.slot_of.push(slot);
+            }
+            _ => {
+                self.indexed = false;
+                self.slot_of = Vec::new();
+            }
+        }
         true
+    }
+
+    /// How far `position` is from the window start, when it is not before it.
+    fn distance(&self, position: Seq) -> Option<usize> {
+        usize::try_from(position.checked_sub(self.window_start)?).ok()
+    }
+
+    /// The slot of `position`, when one holds it.
+    fn slot(&self, position: Seq) -> Option<usize> {
+        if self.indexed {
+            let slot = self
+                .distance(position)
+                .and_then(|d| self.slot_of.get(d).copied());
+            return slot.filter(|slot| *slot != usize::MAX);
+        }
+        self.positions.binary_search(&position).ok()
+    }
+
+    /// The number of slots whose position is `<= position`.
+    fn slots_through(&self, position: Seq) -> usize {
+        match self.slot(position) {
+            Some(slot) => slot.saturating_add(1),
+            None => self.positions.partition_point(|at| *at <= position),
+        }
+    }
+
+    /// The tokens of the live entries in slots `0..slot`.
+    fn sum_before(&self, slot: usize) -> u64 {
+        let appended = self.appended.get(slot).copied().unwrap_or(0);
+        appended.saturating_add_signed(fenwick_sum(&self.changes, slot))
+    }
+
+    /// The first live slot at or after `slot` (`positions.len()` when none), pointing the
+    /// dropped slots passed straight at it.
+    fn live_from(&mut self, slot: usize) -> usize {
+        let mut at = slot;
+        while let Some(next) = self.next.get(at).copied().filter(|next| *next != at) {
+            at = next;
+        }
+        let found = at;
+        let mut at = slot;
+        while let Some(next) = self.next.get_mut(at) {
+            if *next == at {
+                break;
+            }
+            at = std::mem::replace(next, found);
+        }
+        found
     }
 
     /// Applies event `seq`'s replace of `start..=end`, placing a node of `tokens` when `node`
@@ -92,35 +171,31 @@ impl Positions {
     pub fn replace(&mut self, seq: Seq, (start, end): (Seq, Seq), node: Option<u32>) -> Replaced {
         let unknown = |at: Seq| at < self.window_start && !self.moved.contains_key(&at);
         if unknown(start) || unknown(end) {
-            return Replaced {
-                at: None,
-                lost: true,
-            };
+            return LOST;
         }
         let from = self.moved.get(&start).copied().unwrap_or(start);
         let to = self.moved.get(&end).copied().unwrap_or(end);
-        let Ok(slot) = self.positions.binary_search(&from) else {
-            return Replaced {
-                at: None,
-                lost: true,
-            };
+        let Some(slot) = self.slot(from) else {
+            return LOST;
         };
-        if from > to || self.alive.get(slot) != Some(&true) {
-            return Replaced {
-                at: None,
-                lost: true,
-            };
+        if from > to || self.next.get(slot) != Some(&slot) {
+            return LOST;
         }
-        let prefix = fenwick_sum(&self.token_tree, slot);
-        let last = self.positions.partition_point(|position| *position <= to);
-        let mut first_dropped = None;
-        let mut at = slot;
-        while let Some(next) = self.next_alive(at).filter(|next| *next < last) {
-            if first_dropped.is_none() && self.node.get(next) == Some(&true) {
-                first_dropped = self.positions.get(next).copied();
+        let prefix = self.sum_before(slot);
+        let last = self.slots_through(to);
+        // The start's slot takes the new entry; the live slots after it in the range drop.
+        let mut first_dropped = (self.node.get(slot) == Some(&true)).then_some(from);
+        self.drop_entry(slot);
+        let mut at = self.live_from(slot.saturating_add(1));
+        while at < last {
+            if first_dropped.is_none() && self.node.get(at) == Some(&true) {
+                first_dropped = self.positions.get(at).copied();
             }
-            self.kill(next);
-            at = next.saturating_add(1);
+            self.drop_entry(at);
+            if let Some(next) = self.next.get_mut(at) {
+                *next = at.saturating_add(1);
+            }
+            at = self.live_from(at.saturating_add(1));
         }
         self.place(slot, seq, node);
         if from != seq {
@@ -137,29 +212,22 @@ impl Positions {
         }
     }
 
-    /// The first live slot at or after `slot`.
-    fn next_alive(&self, slot: usize) -> Option<usize> {
-        let before = fenwick_sum(&self.count_tree, slot);
-        fenwick_find(&self.count_tree, before.saturating_add(1))
-    }
-
-    fn kill(&mut self, slot: usize) {
-        let (Some(alive), Some(tokens), Some(position), Some(seq)) = (
-            self.alive.get_mut(slot),
-            self.tokens.get(slot),
+    /// Takes the entry of `slot` out of the sums (and out of `moved`).
+    fn drop_entry(&mut self, slot: usize) {
+        let (Some(tokens), Some(position), Some(seq)) = (
+            self.tokens.get_mut(slot),
             self.positions.get(slot),
             self.seqs.get(slot),
         ) else {
             debug_assert!(false, "a live slot exists");
             return;
         };
-        *alive = false;
         fenwick_add(
-            &mut self.token_tree,
+            &mut self.changes,
             slot,
             0i64.saturating_sub(i64::from(*tokens)),
         );
-        fenwick_add(&mut self.count_tree, slot, -1);
+        *tokens = 0;
         if position != seq {
             self.moved.remove(seq);
         }
@@ -167,56 +235,17 @@ impl Positions {
 
     fn place(&mut self, slot: usize, seq: Seq, node: Option<u32>) {
         let tokens = node.unwrap_or(0);
-        if let (Some(alive), Some(slot_seq), Some(slot_tokens), Some(slot_node)) = (
-            self.alive.get_mut(slot),
+        if let (Some(slot_seq), Some(slot_tokens), Some(slot_node)) = (
             self.seqs.get_mut(slot),
             self.tokens.get_mut(slot),
             self.node.get_mut(slot),
         ) {
-            *alive = true;
             *slot_seq = seq;
             *slot_tokens = tokens;
             *slot_node = node.is_some();
-            fenwick_add(&mut self.token_tree, slot, i64::from(tokens));
-            fenwick_add(&mut self.count_tree, slot, 1);
+            fenwick_add(&mut self.changes, slot, i64::from(tokens));
         } else {
             debug_assert!(false, "a replace places its node in an existing slot");
-        }
-    }
-}
-
-/// Fenwick tree cells: sums of `(i - lowbit(i), i]` over 1-based slots.
-trait Cell: Copy + Default {
-    fn plus(self, other: Self) -> Self;
-    fn minus(self, other: Self) -> Self;
-    fn shift(self, by: i64) -> Self;
-}
-
-impl Cell for u64 {
-    fn plus(self, other: u64) -> u64 {
-        self.wrapping_add(other)
-    }
-    fn minus(self, other: u64) -> u64 {
-        self.wrapping_sub(other)
-    }
-    fn shift(self, by: i64) -> u64 {
-        self.wrapping_add_signed(by)
-    }
-}
-
-impl Cell for u32 {
-    fn plus(self, other: u32) -> u32 {
-        self.wrapping_add(other)
-    }
-    fn minus(self, other: u32) -> u32 {
-        self.wrapping_sub(other)
-    }
-    fn shift(self, by: i64) -> u32 {
-        // Counts move by one.
-        if by < 0 {
-            self.wrapping_sub(1)
-        } else {
-            self.wrapping_add(1)
         }
     }
 }
@@ -225,52 +254,25 @@ fn lowbit(index: usize) -> usize {
     index & index.wrapping_neg()
 }
 
-/// Appends slot `tree.len()` holding `value`.
-fn fenwick_push<T: Cell>(tree: &mut Vec<T>, value: T) {
-    let index = tree.len().saturating_add(1);
-    // The cell covers `(index - lowbit, index]`: the value plus the slots before it there.
-    let covered = fenwick_sum(tree, index.saturating_sub(1))
-        .minus(fenwick_sum(tree, index.saturating_sub(lowbit(index))));
-    tree.push(value.plus(covered));
-}
-
-/// The sum of slots `0..count`.
-fn fenwick_sum<T: Cell>(tree: &[T], count: usize) -> T {
-    let mut sum = T::default();
+/// The sum of slots `0..count` of a Fenwick tree.
+fn fenwick_sum(tree: &[i64], count: usize) -> i64 {
+    let mut sum = 0i64;
     let mut index = count.min(tree.len());
     while index > 0 {
         if let Some(cell) = tree.get(index.wrapping_sub(1)) {
-            sum = sum.plus(*cell);
+            sum = sum.saturating_add(*cell);
         }
         index = index.wrapping_sub(lowbit(index));
     }
     sum
 }
 
-fn fenwick_add<T: Cell>(tree: &mut [T], slot: usize, by: i64) {
+fn fenwick_add(tree: &mut [i64], slot: usize, by: i64) {
     let mut index = slot.saturating_add(1);
     while let Some(cell) = tree.get_mut(index.wrapping_sub(1)) {
-        *cell = cell.shift(by);
+        *cell = cell.saturating_add(by);
         index = index.saturating_add(lowbit(index));
     }
-}
-
-/// The slot holding the `rank`-th live entry (1-based rank), when there is one.
-fn fenwick_find(tree: &[u32], rank: u32) -> Option<usize> {
-    let mut step = tree.len().checked_next_power_of_two()?;
-    let mut at = 0usize;
-    let mut left = rank;
-    while step > 0 {
-        let next = at.saturating_add(step);
-        if let Some(cell) = tree.get(next.wrapping_sub(1)) {
-            if *cell < left {
-                at = next;
-                left = left.wrapping_sub(*cell);
-            }
-        }
-        step /= 2;
-    }
-    (at < tree.len()).then_some(at)
 }
 
 /// The tokens request R kept of the previous request P (SPEC 11 item 2), both contexts
@@ -321,35 +323,50 @@ mod tests {
     use crate::test_random::seeded;
 
     #[test]
-    fn fenwick_sums_and_finds_as_a_plain_list() {
+    fn fenwick_sums_as_a_plain_list() {
         let mut next = seeded(5);
-        let mut plain: Vec<u32> = Vec::new();
-        let mut tree: Vec<u32> = Vec::new();
-        for _ in 0..300 {
-            let value = (next(2)) as u32;
-            plain.push(value);
-            fenwick_push(&mut tree, value);
-            if next(3) == 0 {
-                let slot = next(plain.len() as u64) as usize;
-                if plain[slot] == 1 {
-                    plain[slot] = 0;
-                    fenwick_add(&mut tree, slot, -1);
-                } else {
-                    plain[slot] = 1;
-                    fenwick_add(&mut tree, slot, 1);
-                }
-            }
-            for count in 0..=plain.len() {
-                assert_eq!(
-                    fenwick_sum(&tree, count),
-                    plain[..count].iter().sum::<u32>()
-                );
-            }
-            let live: Vec<usize> = (0..plain.len()).filter(|i| plain[*i] == 1).collect();
-            for (rank, slot) in live.iter().enumerate() {
-                assert_eq!(fenwick_find(&tree, rank as u32 + 1), Some(*slot));
-            }
-            assert_eq!(fenwick_find(&tree, live.len() as u32 + 1), None);
+        let mut plain = vec![0i64; 300];
+        let mut tree = vec![0i64; 300];
+        for _ in 0..2000 {
+            let slot = next(300) as usize;
+            let by = next(21) as i64 - 10;
+            plain[slot] += by;
+            fenwick_add(&mut tree, slot, by);
+            let count = next(301) as usize;
+            assert_eq!(
+                fenwick_sum(&tree, count),
+                plain[..count].iter().sum::<i64>()
+            );
         }
+    }
+
+    #[test]
+    fn live_slots_are_walked_past_dropped_ones() {
+        let mut positions = Positions::new(1, 10);
+        for seq in 1..=6 {
+            assert!(positions.append(seq, 10));
+        }
+        // Drop 2..=4 into a node at 2: the break is at 2, after 10 tokens.
+        let replaced = positions.replace(7, (2, 4), Some(1));
+        assert_eq!(
+            replaced.at,
+            Some(Break {
+                position: 2,
+                prefix: 10
+            })
+        );
+        assert_eq!(positions.sum_before(6), 10 + 1 + 10 + 10);
+        // 2 now names the node of 7; dropping 7..=5 (positions 2..=5) leaves 1 and 6.
+        let replaced = positions.replace(8, (7, 5), None);
+        assert_eq!(
+            replaced.at,
+            Some(Break {
+                position: 2,
+                prefix: 10
+            })
+        );
+        assert_eq!(positions.sum_before(6), 10 + 10);
+        assert_eq!(positions.live_from(1), 1);
+        assert_eq!(positions.live_from(2), 5, "3, 4 and 5 dropped");
     }
 }
