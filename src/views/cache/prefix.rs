@@ -56,9 +56,16 @@ pub(super) struct Replaced {
 }
 
 impl Positions {
-    /// An empty surface of a window starting at `window_start`.
-    pub fn new(window_start: Seq) -> Positions {
+    /// An empty surface of a window starting at `window_start`, with room for `nodes` nodes.
+    pub fn new(window_start: Seq, nodes: usize) -> Positions {
         Positions {
+            positions: Vec::with_capacity(nodes),
+            seqs: Vec::with_capacity(nodes),
+            tokens: Vec::with_capacity(nodes),
+            node: Vec::with_capacity(nodes),
+            alive: Vec::with_capacity(nodes),
+            token_tree: Vec::with_capacity(nodes),
+            count_tree: Vec::with_capacity(nodes),
             window_start,
             ..Positions::default()
         }
