@@ -96,6 +96,14 @@ fn show_cache_breaks_equals_the_library() {
         "--cache-ttl-ms",
         "300000",
     ]);
+    // The timeline: the initial prompt, an in-history update and a rewrite, with sections.
+    for line in [
+        "  seq 2      step 1.1    initial prompt\n",
+        "  seq 16     step 1.3    in-history update  sections: ~Style, +Task\n",
+        "  seq 34     step 2.3    rewrite of 2..2  sections: Rules, Review, Style, Task\n",
+    ] {
+        assert!(out.stdout.contains(line), "{line:?} in\n{}", out.stdout);
+    }
     for cause in [
         "prune (",
         "system-rewrite (",
