@@ -92,6 +92,11 @@ pub use input::event::{
 pub use input::json::{JsonObject, JsonValue};
 pub use input::parse::framing::{TornTail, OLDEST_FORMAT_VERSION};
 pub use input::parse::parse_events;
+pub use views::cache::{
+    CacheBreaks, CacheCause, CacheCost, CacheEntry, CacheLedger, CacheObserved, CacheOptions,
+    CacheSummary, CacheTrade, ObservedCounts, ObservedSums, Prices, Route, SummaryCost,
+    TokenPrices,
+};
 pub use views::chat::{CardKey, CardSource, ChatCard, TitleKey};
 pub use views::context::{
     Context, ContextBreakdown, ContextNode, ContextSummary, ContextTotals, RequestContext,

@@ -1,8 +1,10 @@
 //! The plain-data outputs of a window: event lines, views and change reports.
 
+pub(crate) mod cache;
 pub(crate) mod chat;
 pub(crate) mod location;
 pub(crate) mod observe;
+pub(crate) mod tool_name;
 pub(crate) mod trajectory;
 
 use serde::Serialize;

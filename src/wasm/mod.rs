@@ -11,6 +11,7 @@ mod data;
 mod diff;
 mod error;
 mod kept_texts;
+mod ledger;
 mod numbers;
 mod outgoing;
 mod plain;

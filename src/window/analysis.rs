@@ -5,6 +5,7 @@ use crate::fold::request::{inspect_header, RequestPromptInspection};
 use crate::fold::surface::{RequestState, SurfaceFold};
 use crate::fold::{inspect_system_prompt, SystemPromptState};
 use crate::input::event::{Seq, SessionEvent};
+use crate::views::cache::{CacheLedger, CacheOptions, LedgerInput};
 use crate::views::chat::{CardKey, ChatBuilder, ChatCard};
 use crate::views::context::{
     Context, ContextBreakdown, ContextSummary, ContextTotals, RequestContext,
@@ -302,6 +303,17 @@ impl Analysis {
             }
         }
         totals
+    }
+
+    /// The cache ledger of the window whose events are `events` (options checked).
+    pub fn cache_ledger(&self, events: &[SessionEvent], options: &CacheOptions) -> CacheLedger {
+        let state_at = |seq: Seq| self.state_at(seq);
+        let input = LedgerInput {
+            events,
+            surface: &self.surface,
+            state_at: &state_at,
+        };
+        crate::views::cache::ledger(&input, options)
     }
 
     /// Chat cards and trajectory.

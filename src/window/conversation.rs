@@ -9,6 +9,7 @@ use crate::input::intern::JsonInterner;
 use crate::input::json::JsonValue;
 use crate::input::parse::framing::{Framing, Numbering, Rows};
 use crate::input::parse::{parse_fed_lines, parse_rows, parse_text_rows};
+use crate::views::cache::{CacheLedger, CacheOptions};
 use crate::views::chat::{sort_cards, ChatCard};
 use crate::views::context::{Context, ContextSummary, ContextTotals};
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
@@ -438,6 +439,17 @@ impl Conversation {
     /// superseded-prompt tokens summed over all requests, cache reads observed.
     pub fn context_totals(&self) -> ContextTotals {
         self.analysis.context_totals()
+    }
+
+    /// The cache ledger of the window (SPEC section 11, `docs/cache.md`): per trajectory
+    /// request what it kept of the previous request's prefix cache, why the rest was lost, what
+    /// the log says the provider read and what it cost; and a summary.
+    ///
+    /// Returns [`Error::InvalidArgument`] for a price or TTL that is not a finite number
+    /// `>= 0`, and computes nothing then.
+    pub fn cache_ledger(&self, options: &CacheOptions) -> Result<CacheLedger, Error> {
+        options.check()?;
+        Ok(self.analysis.cache_ledger(&self.events, options))
     }
 
     /// Chat cards and trajectory of the window.

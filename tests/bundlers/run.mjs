@@ -13,6 +13,7 @@ import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { launch, visit } from "./browser.mjs";
+import { endGroup } from "./group.mjs";
 import { serve } from "./serve.mjs";
 import { csp, setups } from "./setups.mjs";
 import { writeSizes } from "./sizes.mjs";
@@ -117,7 +118,11 @@ function freePort() {
   });
 }
 
-/** Starts `command` in `cwd` and resolves once `url` answers; returns a stop function. */
+/**
+ * Starts `command` in `cwd`, in a process group of its own, and resolves once `url` answers.
+ * Returns a stop function whose promise resolves when every process of the group has exited
+ * (endGroup), so the next setup never finds this one still writing into the app folder.
+ */
 async function startServer(command, cwd, port, url) {
   const child = spawn(command[0], command.slice(1).map((arg) => arg.replace("$PORT", String(port))), {
     cwd,
@@ -129,9 +134,8 @@ async function startServer(command, cwd, port, url) {
   child.on("exit", () => {
     exited = true;
   });
-  const stop = () => {
-    if (!exited) process.kill(-child.pid, "SIGTERM");
-  };
+  // Even when the leader has exited, its children may still run in its group.
+  const stop = () => endGroup(child.pid);
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline && !exited) {
     try {
@@ -141,7 +145,7 @@ async function startServer(command, cwd, port, url) {
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
-  stop();
+  await stop();
   throw new Error(`${command.join(" ")} did not serve ${url}`);
 }
 

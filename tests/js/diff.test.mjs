@@ -64,7 +64,9 @@ const toolName = (tool, index) =>
     ? tool.name
     : typeof tool?.function?.name === "string"
       ? tool.function.name
-      : `#${index}`;
+      : typeof tool === "string"
+        ? tool
+        : `#${index}`;
 
 /** Checks a whole-prompt diff against the two prompts. */
 function checkPrompts(diff, previous, current, what) {
@@ -229,6 +231,79 @@ test("diffPrompts compares texts or whole prompts", () => {
     assert.throws(() => diffPrompts(bad, ""), (error) => error.code === "INVALID_ARGUMENT" && /previous/.test(error.message));
     assert.throws(() => diffPrompts("", bad), (error) => error.code === "INVALID_ARGUMENT" && /current/.test(error.message));
   }
+});
+
+const toolChanges = (diff) => diff.tools.changes.map((change) => [change.name, change.status]);
+const fn = (name, more = {}) => ({ type: "function", function: { name, ...more } });
+
+/** Issue 29's tool list: 26 plain names (16 tools, "subagent", "subagent_fork", 8 more), with
+ * `extra` inserted at index 16 when given. */
+function plainNames(extra) {
+  const names = [
+    ...Array.from({ length: 16 }, (_, i) => `tool${i}`),
+    "subagent",
+    "subagent_fork",
+    ...Array.from({ length: 8 }, (_, i) => `late${i}`),
+  ];
+  if (extra !== undefined) names.splice(16, 0, extra);
+  return names;
+}
+
+test("tools of every shape are paired by one tool-name rule", () => {
+  // [what, old tools, new tools, [name, status] of each change, orderChanged]
+  const cases = [
+    ["plain names, one added mid-list", plainNames(), plainNames("snapshot_ping"), [["snapshot_ping", "added"]], false],
+    ["plain names, one removed mid-list", plainNames("snapshot_ping"), plainNames(), [["snapshot_ping", "removed"]], false],
+    ["OpenAI function.name", [fn("a"), fn("b"), fn("c")], [fn("a"), fn("x"), fn("b"), fn("c", { parameters: {} })], [["x", "added"], ["c", "changed"]], false],
+    ["objects with name", [{ name: "a" }, { name: "b" }], [{ name: "x" }, { name: "a" }, { name: "b", v: 1 }], [["x", "added"], ["b", "changed"]], false],
+    [
+      "a mix",
+      ["read", { name: "edit" }, fn("run"), "write"],
+      ["grep", { name: "read", d: 1 }, { name: "edit" }, fn("run", { parameters: {} }), "write"],
+      [["grep", "added"], ["read", "changed"], ["run", "changed"]],
+      false,
+    ],
+    ["duplicates", ["read", "read", "write"], ["read", "write", "read", "read"], [["read", "added"]], true],
+    ["no name at all", [{ x: 1 }, { y: 2 }, null], [{ x: 1 }, { y: 3 }, null, 7], [["#1", "changed"], ["#3", "added"]], false],
+    ["a name that looks like an index", [{ x: 1 }], ["#0"], [["#0", "added"], ["#0", "removed"]], false],
+  ];
+  for (const [what, oldTools, newTools, expected, orderChanged] of cases) {
+    const previous = { system: "", tools: oldTools };
+    const current = { system: "", tools: newTools };
+    const diff = diffPrompts(previous, current);
+    assert.deepEqual(toolChanges(diff), expected, what);
+    assert.equal(diff.tools.orderChanged, orderChanged, `${what}: orderChanged`);
+    // The checker keys reports by name, so it cannot tell the two "#0" apart.
+    if (what !== "a name that looks like an index") checkPrompts(diff, previous, current, what);
+  }
+});
+
+test("a header whose only change is an added tool name: kind tools, one added tool", () => {
+  const header = (seq, step, reason, tools) => ({
+    seq, time: seq, type: "request/header", data: { turn: 1, step, reason, header: { config: { model: "m" }, tools } },
+  });
+  const conversation = new Conversation();
+  conversation.load(
+    [
+      { seq: 1, time: 1, type: "turn/start", data: { turn: 1 } },
+      { seq: 2, time: 2, type: "step/start", data: { turn: 1, step: 1 } },
+      {
+        seq: 3, time: 3, type: "system/message", surfaceOp: "append",
+        data: { turn: 1, step: 1, message: { role: "system", content: [{ type: "text", text: "Be brief." }] } },
+      },
+      header(4, 1, "initial", plainNames()),
+      { seq: 5, time: 5, type: "step/start", data: { turn: 1, step: 2 } },
+      header(6, 2, "change", plainNames("snapshot_ping")),
+    ], { hasMore: true });
+  const fact = conversation.views().trajectory.headers.find((header) => header.seq === 6);
+  assert.equal(fact?.change?.kind, "tools");
+  assert.deepEqual(fact.change.previous.tools, plainNames());
+  const diff = conversation.changeDiff(fact.key);
+  assert.deepEqual(toolChanges(diff), [["snapshot_ping", "added"]]);
+  assert.deepEqual(diff.tools.changes[0].hunks.flatMap((hunk) => hunk.lines), ['+"snapshot_ping"']);
+  assert.deepEqual([diff.system.hunks, diff.config, diff.tools.orderChanged], [[], [], false]);
+  checkPrompts(diff, fact.change.previous, fact.prompt, "header 6");
+  conversation.free();
 });
 
 test("prompts far apart are replaced whole, quickly", () => {

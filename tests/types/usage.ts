@@ -6,6 +6,11 @@ import {
   inspectRequestPrompt,
   inspectSystemPrompt,
   wasmMemoryBytes,
+  type CacheCause,
+  type CacheEntry,
+  type CacheLedger,
+  type CacheOptions,
+  type CacheSummary,
   type ChatCard,
   type Context,
   type ContextNode,
@@ -232,6 +237,48 @@ conversation.windowStart = 3;
 // @ts-expect-error `effective` may be absent
 const mustCheck: string = state.effective.text;
 
+// The cache ledger.
+const cacheOptions: CacheOptions = {
+  prices: { default: { input: 0.27, cacheRead: 0.07, output: 1.1 }, models: { "deepseek-chat": { input: 1, cacheRead: 0.1, cacheWrite: 1.25, output: 4 } } },
+  cacheTtlMs: 300_000,
+};
+const ledger: CacheLedger = conversation.cacheLedger(cacheOptions);
+conversation.cacheLedger();
+const entry: CacheEntry | undefined = ledger.requests[0];
+const kept: number | undefined = entry?.keptTokens;
+const causeNames: string[] = (entry?.causes ?? []).map((cause: CacheCause) => {
+  switch (cause.kind) {
+    case "route":
+      return `${cause.from.model ?? ""} -> ${cause.to.model ?? ""}`;
+    case "tools":
+      return [...cause.added.map((n) => `+${n}`), ...cause.removed.map((n) => `-${n}`)].join(", ");
+    case "system-rewrite":
+      return cause.sections.join(", ");
+    case "compaction":
+    case "prune":
+      return `#${cause.startSeq}-#${cause.endSeq}`;
+    case "replacement":
+      return cause.type;
+    case "series":
+      return String(cause.seq);
+    case "idle":
+      return `${cause.gapMs} ms`;
+  }
+});
+const cacheSummary: CacheSummary = ledger.summary;
+const hitRate: number | undefined = cacheSummary.expectedHitRate;
+const readCount: number = cacheSummary.observed.counts.cacheReadTokens;
+const balance: number | undefined = cacheSummary.trade.balance;
+const uncached: number | undefined = entry?.observed.uncachedInputTokens;
+// @ts-expect-error a price is a number
+conversation.cacheLedger({ prices: { default: { input: "1", cacheRead: 0, output: 0 } } });
+// @ts-expect-error the input, cache-read and output prices are required
+conversation.cacheLedger({ prices: { default: { input: 1 } } });
+// @ts-expect-error kept tokens may be unknown
+const mustCheckKept: number = entry!.keptTokens;
+// @ts-expect-error cause kinds are a closed set
+const wrongKind: CacheCause["kind"] = "eviction";
+
 void [replacementsInJson];
 void [added, removedKeys, trajectoryChanged, title, turn, uncertainLine, text, replacements, effectiveInJson, request,
-  windowStart, hasMore, length, bytes, wrongTitle, wrongCode, mustCheck, version, fed, tornLine];
+  windowStart, hasMore, length, bytes, wrongTitle, wrongCode, mustCheck, version, fed, tornLine, kept, causeNames, hitRate, readCount, balance, uncached, mustCheckKept, wrongKind];

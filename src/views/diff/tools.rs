@@ -1,8 +1,10 @@
 //! Tools compared by name, and config compared member by member.
 //!
-//! A tool's name is its `name` string, else its `function.name` string (the OpenAI shape), else
-//! `#i` for the tool at index `i` of its list. Tools are paired by name, the n-th tool of a name
-//! with the n-th of the same name; a paired tool whose `JSON.stringify(tool, null, 2)` text
+//! A tool's name is the crate's one rule (`views::tool_name`: its `name` string, else its
+//! `function.name` string, else the tool itself when it is a string), else `#i` for the tool at
+//! index `i` of its list. Tools are paired by name, the n-th tool of a name with the n-th of the
+//! same name, and a tool without a name with the one at its index that has none either (never
+//! with a tool that is really named `#i`); a paired tool whose `JSON.stringify(tool, null, 2)` text
 //! differs is `changed` and gets the line diff of those texts, an unpaired one is `added` or
 //! `removed` (its whole text added or removed). So a renamed tool is removed and added.
 
@@ -10,6 +12,8 @@ use std::rc::Rc;
 
 use crate::input::json::stringify::{js_stringify, js_stringify_pretty};
 use crate::input::json::{JsonObject, JsonValue};
+
+use crate::views::tool_name::tool_name;
 
 use super::lines::{diff_lines, TextDiff};
 use super::pairing::pair_by_name;
@@ -101,12 +105,12 @@ pub fn compare_tools(old: &JsonValue, new: &JsonValue) -> ToolsDiff {
     if old_tools.len() == new_tools.len() && old_tools.iter().zip(new_tools).all(|(a, b)| a == b) {
         return ToolsDiff::default();
     }
-    let old_names = names(old_tools);
-    let new_names = names(new_tools);
-    fn borrowed(names: &[String]) -> Vec<&str> {
-        names.iter().map(String::as_str).collect()
+    let (old_names, old_keys) = names(old_tools);
+    let (new_names, new_keys) = names(new_tools);
+    fn borrowed(keys: &[String]) -> Vec<&str> {
+        keys.iter().map(String::as_str).collect()
     }
-    let partners = pair_by_name(&borrowed(&old_names), &borrowed(&new_names));
+    let partners = pair_by_name(&borrowed(&old_keys), &borrowed(&new_keys));
     let mut paired = vec![false; old_tools.len()];
     let mut order: Vec<usize> = Vec::new();
     let mut result = ToolsDiff::default();
@@ -158,21 +162,18 @@ fn tools(value: &JsonValue) -> &[JsonValue] {
     }
 }
 
-/// Each tool's name (see the module documentation).
-fn names(tools: &[JsonValue]) -> Vec<String> {
+/// Each tool's name as the diff shows it (see the module documentation), and the key it is
+/// paired by: `=` and the name for a named tool, `#i` for one without a name, so the two kinds
+/// never pair with each other.
+fn names(tools: &[JsonValue]) -> (Vec<String>, Vec<String>) {
     tools
         .iter()
         .enumerate()
-        .map(|(at, tool)| {
-            let named = |value: Option<&JsonValue>| match value {
-                Some(JsonValue::String(name)) => Some(name.to_string()),
-                _ => None,
-            };
-            named(tool.get("name"))
-                .or_else(|| named(tool.get("function").and_then(|f| f.get("name"))))
-                .unwrap_or_else(|| format!("#{at}"))
+        .map(|(at, tool)| match tool_name(tool) {
+            Some(name) => (name.to_owned(), format!("={name}")),
+            None => (format!("#{at}"), format!("#{at}")),
         })
-        .collect()
+        .unzip()
 }
 
 /// The config members whose JSON text differs: the old members in order, then the new ones.
@@ -312,6 +313,148 @@ mod tests {
         assert_eq!(
             compare_tools(&json("{}"), &json("[]")),
             ToolsDiff::default()
+        );
+    }
+
+    /// The harness's tool list of the issue (26 plain names), with `extra` inserted at `at`.
+    fn plain_names(extra: Option<(usize, &str)>) -> JsonValue {
+        let mut names: Vec<String> = (0..16).map(|i| format!("tool{i}")).collect();
+        names.extend(["subagent", "subagent_fork"].map(str::to_owned));
+        names.extend((0..8).map(|i| format!("late{i}")));
+        if let Some((at, name)) = extra {
+            names.insert(at, name.to_owned());
+        }
+        JsonValue::Array(
+            names
+                .into_iter()
+                .map(|n| JsonValue::String(n.into()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn plain_string_added_mid_list_is_one_added_tool() {
+        let old = plain_names(None);
+        let new = plain_names(Some((16, "snapshot_ping")));
+        let diff = compare_tools(&old, &new);
+        assert_eq!(summary(&diff), [("snapshot_ping".to_owned(), "added")]);
+        assert!(!diff.order_changed && !diff.order_only);
+        assert_eq!(
+            (diff.changes[0].diff.added, diff.changes[0].diff.removed),
+            (1, 0)
+        );
+        // And taken out again: one removed tool.
+        let back = compare_tools(&new, &old);
+        assert_eq!(summary(&back), [("snapshot_ping".to_owned(), "removed")]);
+        // Plain names that only move are reordered, not changed.
+        let moved = json(r#"["b","a","c"]"#);
+        let diff = compare_tools(&json(r#"["a","b","c"]"#), &moved);
+        assert!(diff.changes.is_empty() && diff.order_only);
+    }
+
+    #[test]
+    fn openai_function_shape_added_mid_list() {
+        let tool = |name: &str| format!(r#"{{"type":"function","function":{{"name":"{name}"}}}}"#);
+        let list = |names: &[&str]| {
+            let tools: Vec<String> = names.iter().map(|name| tool(name)).collect();
+            json(&format!("[{}]", tools.join(",")))
+        };
+        let diff = compare_tools(&list(&["a", "b", "c"]), &list(&["a", "x", "b", "c"]));
+        assert_eq!(summary(&diff), [("x".to_owned(), "added")]);
+        assert!(!diff.order_changed);
+        let old = list(&["a", "b"]);
+        let new = json(
+            r#"[{"type":"function","function":{"name":"a","parameters":{}}},{"type":"function","function":{"name":"b"}}]"#,
+        );
+        assert_eq!(
+            summary(&compare_tools(&old, &new)),
+            [("a".to_owned(), "changed")]
+        );
+    }
+
+    #[test]
+    fn objects_with_name_added_mid_list() {
+        let old = json(r#"[{"name":"a"},{"name":"b"},{"name":"c"}]"#);
+        let new = json(r#"[{"name":"a"},{"name":"x"},{"name":"b"},{"name":"c","v":1}]"#);
+        let diff = compare_tools(&old, &new);
+        assert_eq!(
+            summary(&diff),
+            [("x".to_owned(), "added"), ("c".to_owned(), "changed")]
+        );
+        assert!(!diff.order_changed);
+    }
+
+    #[test]
+    fn mixed_shapes_pair_by_the_one_rule() {
+        let old = json(
+            r#"["read",{"name":"edit"},{"type":"function","function":{"name":"run"}},"write"]"#,
+        );
+        let new = json(
+            r#"["grep",{"name":"read","d":1},{"name":"edit"},{"type":"function","function":{"name":"run","parameters":{}}},"write"]"#,
+        );
+        let diff = compare_tools(&old, &new);
+        assert_eq!(
+            summary(&diff),
+            [
+                ("grep".to_owned(), "added"),
+                ("read".to_owned(), "changed"),
+                ("run".to_owned(), "changed"),
+            ]
+        );
+        assert!(!diff.order_changed);
+        // A plain name that becomes an object of the same name is changed, its text diffed.
+        let read = &diff.changes[1];
+        let old_text = js_stringify_pretty(&tools(&old)[0]);
+        let new_text = js_stringify_pretty(&tools(&new)[1]);
+        assert_eq!(
+            apply(&old_text, &read.diff.hunks).as_deref(),
+            Some(new_text.as_str())
+        );
+    }
+
+    #[test]
+    fn duplicate_names_pair_in_order() {
+        let diff = compare_tools(
+            &json(r#"["read","read","write"]"#),
+            &json(r#"["read","write","read","read"]"#),
+        );
+        assert_eq!(summary(&diff), [("read".to_owned(), "added")]);
+        // The second old "read" now comes after "write".
+        assert!(diff.order_changed && !diff.order_only);
+        let diff = compare_tools(
+            &json(r#"[{"name":"a","v":1},{"name":"a","v":2},"a"]"#),
+            &json(r#"[{"name":"a","v":1},{"name":"a","v":3}]"#),
+        );
+        assert_eq!(
+            summary(&diff),
+            [("a".to_owned(), "changed"), ("a".to_owned(), "removed")]
+        );
+        assert_eq!(diff.changes[0].diff.added, 1);
+        assert_eq!(
+            diff.changes[1].diff,
+            diff_lines(&js_stringify_pretty(&json(r#""a""#)), "")
+        );
+    }
+
+    #[test]
+    fn tools_without_a_name_pair_by_index() {
+        let diff = compare_tools(
+            &json(r#"[{"x":1},{"y":2},null]"#),
+            &json(r#"[{"x":1},{"y":3},null,7]"#),
+        );
+        assert_eq!(
+            summary(&diff),
+            [("#1".to_owned(), "changed"), ("#3".to_owned(), "added")]
+        );
+        // A tool really named "#0" never pairs with the unnamed tool at index 0.
+        let diff = compare_tools(&json(r#"[{"x":1}]"#), &json(r##"["#0"]"##));
+        assert_eq!(
+            summary(&diff),
+            [("#0".to_owned(), "added"), ("#0".to_owned(), "removed")]
+        );
+        assert_eq!(
+            (diff.changes[0].diff.removed, diff.changes[1].diff.added),
+            (0, 0)
         );
     }
 

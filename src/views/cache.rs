@@ -1,0 +1,220 @@
+//! The cache ledger (SPEC section 11): per request, what its prompt kept of the previous
+//! request's prefix, why the rest was lost, what the log says the provider read, and what it
+//! cost; and a summary over the window.
+//!
+//! The ledger reads what the window already resolved: each request's context (its read point,
+//! token breakdown and answer), the events between read points (headers, replaces, in-history
+//! updates) and the fold states. It never folds the prompt again; the longest common prefix of
+//! two requests comes from the positions the replaces between them touched ([`prefix`]).
+
+mod causes;
+mod cost;
+mod gaps;
+mod observed;
+mod options;
+mod prefix;
+mod summary;
+mod tools;
+
+use serde::Serialize;
+
+pub use causes::{CacheCause, Route};
+pub use options::{CacheOptions, Prices, TokenPrices};
+
+use crate::fold::surface::SurfaceFold;
+use crate::fold::SystemPromptState;
+use crate::input::event::{Seq, SessionEvent};
+use crate::views::context::ContextBreakdown;
+
+/// The ledger of a window: one entry per trajectory request, in the same order, and a summary.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct CacheLedger {
+    /// `requests[i]` belongs to `views().trajectory.requests[i]`.
+    pub requests: Vec<CacheEntry>,
+    /// Sums and rates over the window's requests.
+    pub summary: CacheSummary,
+}
+
+/// What one request kept of the prefix cache, why the rest was lost, and what it cost.
+///
+/// `kept_tokens`, `new_tokens` and `broken_tokens` are absent (unknown, never 0) for the
+/// window's first request and when this request's or the previous one's context is incomplete.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct CacheEntry {
+    /// The request's seq (its `step/start`).
+    pub seq: Seq,
+    /// Where its context is read (its request context's `seq`).
+    pub read_seq: Seq,
+    /// `config.provider` and `config.model` of the latest request header at the read point;
+    /// absent before any header.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub route: Option<Route>,
+    /// The estimated tokens of the request's prompt (its context's `totalTokens`).
+    pub total_tokens: u32,
+    /// Its surviving system prompts other than the one in force.
+    pub superseded_system_tokens: u32,
+    /// Its tools.
+    pub tools_tokens: u32,
+    /// The previous request's tools plus the longest common prefix of both node lists; 0 when
+    /// the route changed or the tools changed other than by additions (or by additions with a
+    /// series marker).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub kept_tokens: Option<u32>,
+    /// `total_tokens - kept_tokens`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub new_tokens: Option<u32>,
+    /// The previous request's `total_tokens - kept_tokens`: what it held that this one could not
+    /// reuse (0: this request only appended).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub broken_tokens: Option<u32>,
+    /// Why the cache broke, in the order of SPEC 11 item 3 (and `idle`, item 4, last).
+    pub causes: Vec<CacheCause>,
+    /// What the answer's `usage` says.
+    pub observed: CacheObserved,
+    /// `kept_tokens - cache_read_tokens`: cache the structure kept that the provider did not
+    /// report reading (negative when it read more).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub shortfall_tokens: Option<f64>,
+    /// With an in-history update since the previous request and no cause: what a rewrite at
+    /// the head would have lost (`kept_tokens` minus the previous request's tools).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub saved_tokens: Option<u32>,
+    /// The request's cost, when prices are given for its model or as a default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub cost: Option<CacheCost>,
+}
+
+/// The answer's token usage as the log has it: each member absent when the log lacks it or it
+/// is not a finite number `>= 0` (unknown is never 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct CacheObserved {
+    /// `usage.inputTokens`: by the harness's convention, uncached input only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub input_tokens: Option<f64>,
+    /// `usage.outputTokens`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub output_tokens: Option<f64>,
+    /// `usage.cacheReadTokens`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub cache_read_tokens: Option<f64>,
+    /// `usage.cacheWriteTokens`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub cache_write_tokens: Option<f64>,
+    /// The input the provider did not read from its cache (`inputTokens`, see docs/cache.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub uncached_input_tokens: Option<f64>,
+}
+
+/// A request's cost in the caller's currency, by part.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct CacheCost {
+    /// Uncached input.
+    pub input: f64,
+    /// Input read from the cache.
+    pub cache_read: f64,
+    /// Input written to the cache.
+    pub cache_write: f64,
+    /// Output.
+    pub output: f64,
+    /// The sum of the parts.
+    pub total: f64,
+    /// Whether a part used the estimates (`newTokens` at the input price, `keptTokens` at the
+    /// cache-read price) or left out output the log does not report.
+    pub estimated: bool,
+    /// The key of `prices.models` used; absent when the default prices were used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub model: Option<String>,
+}
+
+pub use summary::{
+    CacheBreaks, CacheSummary, CacheTrade, ObservedCounts, ObservedSums, SummaryCost,
+};
+
+/// What the ledger reads of a window.
+pub(crate) struct LedgerInput<'a> {
+    /// The window's events, ascending by seq.
+    pub events: &'a [SessionEvent],
+    /// The window's surface fold (request contexts, and node lists for the rare fallback).
+    pub surface: &'a SurfaceFold,
+    /// The fold state after every relevant event with seq `<= seq`.
+    pub state_at: &'a dyn Fn(Seq) -> Option<&'a SystemPromptState>,
+}
+
+/// The ledger of a window, with options already checked ([`CacheOptions::check`]).
+pub(crate) fn ledger(input: &LedgerInput<'_>, options: &CacheOptions) -> CacheLedger {
+    let requests: Vec<_> = input.surface.requests().collect();
+    let gaps = gaps::scan(input, &requests);
+    let mut entries = Vec::with_capacity(requests.len());
+    let mut previous: Option<(&gaps::Gap, ContextBreakdown)> = None;
+    for (request, gap) in requests.iter().zip(&gaps) {
+        let breakdown = ContextBreakdown::of(&request.sums);
+        let usage = request
+            .answer
+            .as_ref()
+            .and_then(|(_, usage)| usage.as_deref());
+        let observed = observed::read(usage);
+        let mut entry = CacheEntry {
+            seq: gap.start_seq,
+            read_seq: request.seq,
+            route: gap.route.clone(),
+            total_tokens: breakdown.total_tokens,
+            superseded_system_tokens: breakdown.superseded_system_tokens,
+            tools_tokens: breakdown.tools_tokens,
+            observed,
+            ..CacheEntry::default()
+        };
+        if let Some((before, before_breakdown)) = previous {
+            let incomplete = gap.incomplete || before.incomplete;
+            if !incomplete {
+                let kept = prefix::kept(before, gap, &before_breakdown, input.surface);
+                entry.kept_tokens = Some(kept);
+                entry.new_tokens = Some(breakdown.total_tokens.saturating_sub(kept));
+                let broken = before_breakdown.total_tokens.saturating_sub(kept);
+                entry.broken_tokens = Some(broken);
+                if broken > 0 {
+                    entry.causes = causes::between(before, gap, input);
+                    debug_assert!(!entry.causes.is_empty(), "a break has a cause");
+                }
+                if gap.updates > 0 && entry.causes.is_empty() {
+                    entry.saved_tokens = Some(kept.saturating_sub(before_breakdown.tools_tokens));
+                }
+            }
+            entry.shortfall_tokens = entry
+                .kept_tokens
+                .zip(entry.observed.cache_read_tokens)
+                .map(|(kept, read)| observed::shortfall(kept, read));
+            if let Some(idle) = causes::idle(before, gap, &entry, options) {
+                entry.causes.push(idle);
+            }
+        }
+        entry.cost = cost::of(&entry, options);
+        entries.push(entry);
+        previous = Some((gap, breakdown));
+    }
+    let summary = summary::of(&entries, options);
+    CacheLedger {
+        requests: entries,
+        summary,
+    }
+}

@@ -1,0 +1,120 @@
+//! The caller's options of the ledger: prices per model with a default, and the provider's
+//! cache lifetime.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+use crate::input::json::stringify::js_number_text;
+
+/// Options of the cache ledger (`Conversation::cache_ledger`, `conversation.cacheLedger`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct CacheOptions {
+    /// Prices; without them the ledger has tokens only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub prices: Option<Prices>,
+    /// How long the provider keeps a cached prefix, in ms: a request sent longer than this
+    /// after the previous answer, whose provider read less than the structure kept, lists
+    /// `idle`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub cache_ttl_ms: Option<f64>,
+}
+
+/// Prices per model (by the route's `config.model`), with a default for the others.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct Prices {
+    /// The prices of a model without an entry in `models`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub default: Option<TokenPrices>,
+    /// Prices by model id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "wasm",
+        tsify(optional, type = "Record<string, TokenPrices>")
+    )]
+    pub models: Option<BTreeMap<String, TokenPrices>>,
+}
+
+/// Prices of one model, per million tokens.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct TokenPrices {
+    /// Uncached input.
+    pub input: f64,
+    /// Input read from the cache.
+    pub cache_read: f64,
+    /// Input written to the cache, where the provider bills it apart (else cache writes cost
+    /// the input price).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub cache_write: Option<f64>,
+    /// Output.
+    pub output: f64,
+}
+
+impl TokenPrices {
+    /// The price of cache writes: `cache_write`, else the input price.
+    pub fn cache_write_price(&self) -> f64 {
+        self.cache_write.unwrap_or(self.input)
+    }
+}
+
+impl CacheOptions {
+    /// Checks every number: prices finite and `>= 0`, the TTL finite and `>= 0`. Else an
+    /// [`Error::InvalidArgument`] naming the member.
+    pub fn check(&self) -> Result<(), Error> {
+        let bad = |member: String, value: f64| Error::InvalidArgument {
+            argument: format!("options.{member}"),
+            message: format!(
+                "expected a finite number >= 0, found {}",
+                js_number_text(value)
+            ),
+        };
+        if let Some(ttl) = self.cache_ttl_ms {
+            if !(ttl.is_finite() && ttl >= 0.0) {
+                return Err(bad("cacheTtlMs".to_owned(), ttl));
+            }
+        }
+        let Some(prices) = &self.prices else {
+            return Ok(());
+        };
+        let named = prices
+            .default
+            .iter()
+            .map(|p| ("prices.default".to_owned(), p));
+        let models = prices.models.iter().flatten();
+        let models = models.map(|(model, p)| (format!("prices.models[\"{model}\"]"), p));
+        for (at, p) in named.chain(models) {
+            let members = [
+                ("input", Some(p.input)),
+                ("cacheRead", Some(p.cache_read)),
+                ("cacheWrite", p.cache_write),
+                ("output", Some(p.output)),
+            ];
+            for (member, value) in members {
+                if let Some(value) = value.filter(|v| !(v.is_finite() && *v >= 0.0)) {
+                    return Err(bad(format!("{at}.{member}"), value));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The prices of `model`, with the key of `prices.models` used (none for the default).
+    pub(crate) fn prices_for(&self, model: Option<&str>) -> Option<(TokenPrices, Option<String>)> {
+        let prices = self.prices.as_ref()?;
+        let by_model = model.and_then(|model| {
+            let found = prices.models.as_ref()?.get(model)?;
+            Some((*found, Some(model.to_owned())))
+        });
+        by_model.or_else(|| prices.default.map(|default| (default, None)))
+    }
+}
