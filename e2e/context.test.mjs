@@ -3,8 +3,8 @@
 // build of the library computes from the same window of the bundled sample: every trajectory
 // row's context bar, its tip on hover and on keyboard focus, the context of the point selected in
 // the stepper, and the session summary, on the newest page and again with the whole sample
-// loaded. Also: the parts of a bar differ by more than colour, and the sample's answers carry the
-// cache reads a prefix cache would report. Needs bash scripts/demo.sh --build-only.
+// loaded. Also: the parts of a bar differ by more than colour, and the sample's answers carry
+// their usage. Needs bash scripts/demo.sh --build-only.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -165,7 +165,8 @@ async function checkTotals(expected) {
 
 // Tests ----------------------------------------------------------------------------------------
 
-test('the sample: answers report cache reads where the prefix was kept, none where a series starts', () => {
+// How much each answer reads from the cache is checked against the cache ledger in cache.test.mjs.
+test('the sample: answers report their usage, some with cache reads and some without', () => {
   const expected = library(0);
   try {
     const answered = expected.requests.filter(({ context }) => context.usage !== undefined);
@@ -173,9 +174,8 @@ test('the sample: answers report cache reads where the prefix was kept, none whe
     for (const { startSeq, context } of answered) {
       const { inputTokens, outputTokens, cacheReadTokens } = context.usage;
       for (const value of [inputTokens, outputTokens, cacheReadTokens]) assert.ok(Number.isSafeInteger(value) && value >= 0, `request ${startSeq}`);
-      assert.equal(cacheReadTokens === 0, context.newSeries, `request ${startSeq}: cache read ${cacheReadTokens}, new series ${context.newSeries}`);
-      assert.ok(cacheReadTokens <= inputTokens, `request ${startSeq}: reads no more than it sends`);
     }
+    assert.ok(answered.some(({ context }) => context.usage.cacheReadTokens === 0) && answered.some(({ context }) => context.usage.cacheReadTokens > 0));
     assert.ok(answered.some(({ context }) => context.newSeries) && answered.some(({ context }) => !context.newSeries));
   } finally {
     expected.free();

@@ -28,6 +28,7 @@ const pages = pageStarts(sample).map((index) => sample[index].seq); // window st
 const systemReplace = (e) => e.type === 'system/message' && typeof e.surfaceOp === 'object';
 const clearedSeq = sample.find((e) => systemReplace(e) && e.data.message.content.length === 0)?.seq;
 const compactionSeq = sample.find((e) => e.type === 'user/message' && typeof e.surfaceOp === 'object')?.seq;
+const releaseSeq = sample.find((e) => e.type === 'system/message' && e.data.message.content.some((c) => c.text?.includes('# Release checklist')))?.seq;
 const firstWithheldSeq = sample.find((e) => e.seq >= pages[0] && typeof e.surfaceOp === 'object'
   && Math.min(e.surfaceOp.startSeq, e.surfaceOp.endSeq) < pages[0])?.seq;
 
@@ -136,7 +137,7 @@ test('opens on the newest page of the sample, with the prompt withheld', async (
   assert.match(why, new RegExp(`replacement at seq ${firstWithheldSeq}`));
   assert.match(why, new RegExp(`starts at seq ${pages[0]}`));
   // One card in this window: the release prompt, a first prompt here (its predecessor is not loaded).
-  assert.deepEqual(await cardKeys(), ['system:218=message.systemPrompt']);
+  assert.deepEqual(await cardKeys(), [`system:${releaseSeq}=message.systemPrompt`]);
 });
 
 test('card titles in English and Chinese; a card expands to its prompt, markup stays text', async () => {
@@ -166,7 +167,7 @@ test('history stepper: the effective prompt at any event (stateAt)', async () =>
   await page.keyboard.press('Home');
   assert.equal(await readoutSeq(), pages[0]);
   assert.equal(await effectiveState(), 'none', 'no prompt event loaded yet at the window start');
-  await stepTo(218);
+  await stepTo(releaseSeq);
   assert.equal(await effectiveState(), 'prompt');
   assert.match(await page.getByTestId('effective-text').innerText(), /# Release checklist/);
   await stepTo(firstWithheldSeq - 1);
@@ -214,7 +215,7 @@ test('"Load earlier" prepends older pages until the withheld prompt resolves', a
   // What changed is highlighted: the release prompt is an update now that its predecessor is loaded.
   const changed = page.locator('[data-testid="chat-card"].is-changed');
   assert.deepEqual(await changed.evaluateAll((els) => els.map((el) => `${el.dataset.key}=${el.dataset.titleKey}`)),
-    ['system:218=message.systemPromptUpdate']);
+    [`system:${releaseSeq}=message.systemPromptUpdate`]);
   assert.equal(await changed.locator('.card-title').innerText(), 'System prompt updated');
   assert.ok(await page.locator('[data-testid="chat-card"].is-added').count() > 0, 'new cards are highlighted');
   assert.equal(await page.locator('[data-testid="trajectory-row"].is-withheld').count(), 0);

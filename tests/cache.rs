@@ -338,8 +338,10 @@ fn tools_of(header: Option<&Value>) -> Vec<(String, String)> {
         .iter()
         .map(|tool| {
             let text = gen::js_stringify(&promptfold::JsonValue::parse(&tool.to_string()).unwrap());
-            let name = tool["name"]
-                .as_str()
+            // The crate's one tool-name rule: `name`, `function.name`, a plain string.
+            let name = (tool["name"].as_str())
+                .or_else(|| tool["function"]["name"].as_str())
+                .or_else(|| tool.as_str())
                 .map_or_else(|| text.clone(), str::to_owned);
             (name, text)
         })

@@ -99,17 +99,27 @@ fn node_of(event: &Value) -> Option<(&'static str, u64)> {
     let kind = event["type"].as_str()?;
     match kind {
         "system/message" => {
-            let mut length = 0;
-            if let Some(blocks) = data["message"]["content"].as_array() {
-                for block in blocks {
-                    if block["type"] == "text" {
-                        length += block["text"].as_str().map_or(0, units);
-                    }
-                }
-            }
+            // Upstream `estimateSystemMessage`: a text block counts its text, any other block
+            // its JSON length; no block, no cost.
+            let blocks = data["message"]["content"]
+                .as_array()
+                .map_or(&[][..], Vec::as_slice);
+            let length: u64 = blocks
+                .iter()
+                .map(
+                    |block| match (block["type"].as_str(), block["text"].as_str()) {
+                        (Some("text"), Some(text)) => units(text),
+                        _ => json_len(block),
+                    },
+                )
+                .sum();
             Some((
                 "system/message",
-                if length == 0 { 0 } else { ceil4(length) + 4 },
+                if blocks.is_empty() {
+                    0
+                } else {
+                    ceil4(length) + 4
+                },
             ))
         }
         "user/message" => Some(("user/message", content_cost(&data["content"]) + 4)),
@@ -661,7 +671,9 @@ fn parts(context: &Context) -> [u32; 5] {
 #[test]
 fn hand_computed_breakdowns() {
     let log = vec![
-        // "Be brief." is 9 units: ceil(9 / 4) + 4 = 7.
+        // The token meter counts a system message's text blocks by their text and any other
+        // block by its JSON length (upstream `estimateSystemMessage`): "Be " 3, the image
+        // {"type":"image","url":"x"} 26, "brief." 6: 35 units, ceil(35 / 4) + 4 = 13.
         system(
             1,
             json!([{ "type": "text", "text": "Be " }, { "type": "image", "url": "x" }, { "type": "text", "text": "brief." }]),
@@ -700,15 +712,15 @@ fn hand_computed_breakdowns() {
     ];
     let conversation = loaded(&log);
     // Tools [{"name":"read"}] are 17 units: 5 + 4 = 9.
-    assert_eq!(parts(&conversation.context_at(1)), [7, 0, 0, 0, 7]);
-    assert_eq!(parts(&conversation.context_at(2)), [7, 0, 0, 0, 7]);
-    assert_eq!(parts(&conversation.context_at(3)), [7, 0, 9, 0, 16]);
-    assert_eq!(parts(&conversation.context_at(4)), [7, 0, 9, 10, 26]);
+    assert_eq!(parts(&conversation.context_at(1)), [13, 0, 0, 0, 13]);
+    assert_eq!(parts(&conversation.context_at(2)), [13, 0, 0, 0, 13]);
+    assert_eq!(parts(&conversation.context_at(3)), [13, 0, 9, 0, 22]);
+    assert_eq!(parts(&conversation.context_at(4)), [13, 0, 9, 10, 32]);
     assert_eq!(
         parts(&conversation.context_at(5)),
-        [7, 0, 9, 10 + 5 + 7 + 12 + 4, 54]
+        [13, 0, 9, 10 + 5 + 7 + 12 + 4, 60]
     );
-    assert_eq!(parts(&conversation.context_at(6)), [9, 7, 9, 38, 63]);
+    assert_eq!(parts(&conversation.context_at(6)), [9, 13, 9, 38, 69]);
     // ... so the superseded prompt is gone: "summary" is 2 + 4 + 4 = 10.
     let compacted = conversation.context_at(7);
     assert_eq!(parts(&compacted), [9, 0, 9, 10, 28]);

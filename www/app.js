@@ -2,6 +2,7 @@
 // Every piece of log text reaches the page through text nodes (h() below), never as markup.
 
 import { pageStart } from './paging.mjs';
+import { cacheLaneRow, cacheScale, ledgerOptions, loadSettings, renderCachePanel } from './cache-view.js';
 import { contextCell, contextScale, renderContextAt, renderContextTotals } from './context-view.js';
 import { changeDiffFor, diffFor, diffSummary, diffView as promptDiffView, tabbedViews } from './diff-view.js';
 import * as openLog from './open-log.js';
@@ -75,6 +76,7 @@ const app = {
   promptLabels: new Map(),
   withheldCause: undefined,
   rowWithheld: new Map(), // request startSeq -> withheld, per views
+  cache: { settings: loadSettings(), ledger: undefined }, // the cache ledger of the window, per views
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -160,6 +162,28 @@ function readViews() {
   app.views.chat ??= [];
   app.views.trajectory ??= { headers: [], requests: [], systemPrompts: [] };
   app.views.trajectory.requests ??= [];
+  readLedger();
+}
+
+/** The cache ledger of the window with the reader's prices and TTL (none: the build has none). */
+function readLedger() {
+  app.cache.ledger = undefined;
+  if (typeof app.conv?.cacheLedger !== 'function') return;
+  try {
+    app.cache.ledger = plain(app.conv.cacheLedger(ledgerOptions(app.cache.settings)));
+  } catch (error) {
+    showError('Could not compute the cache ledger', error);
+  }
+}
+
+function renderCache() {
+  renderCachePanel($('#cache-panel'), $('#cache-headline'), app.cache.ledger, app.cache.settings, (settings) => {
+    app.cache.settings = settings;
+    readLedger();
+    renderTrajectory();
+    renderCache();
+    renderSelection({ scroll: false });
+  });
 }
 
 function replaceConversation(conv) {
@@ -362,6 +386,7 @@ function renderAll({ scrollChat } = {}) {
   }
   renderTrajectory();
   renderContextTotals($('#context-totals'), app.conv);
+  renderCache();
   renderStepper();
   renderSelection({ scroll: scrollChat !== 'keep' });
   if (scrollChat === 'end') {
@@ -616,6 +641,8 @@ function renderTrajectory() {
   const rows = [];
   const lastSeq = app.events.at(-1)?.seq ?? 0;
   const scale = contextScale(requests);
+  const ledger = app.cache.ledger;
+  const laneScale = cacheScale(ledger);
   requests.forEach((request, i) => {
     // A request's prompt comes from the last header fact of its step, which may be folded after
     // the step starts: it is withheld when the fold is uncertain by the end of the step.
@@ -660,6 +687,7 @@ function renderTrajectory() {
       if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); toggle(); }
     });
     rows.push(row);
+    if (ledger) rows.push(cacheLaneRow(ledger.requests[i], i, laneScale, 7));
     if (expanded) rows.push(trajectoryDetail(request, withheld));
   });
   body.replaceChildren(...rows);

@@ -7,8 +7,13 @@
 //   - updated in history (turn 2, edit mode: an appended system message),
 //   - shadowed by a compaction that restores the older plan-mode prompt (after turn 2),
 //   - cleared (turn 4, a head rewrite with an empty prompt),
-//   - set again (turn 5) and updated again (turn 8);
-// every answer carries the usage a provider with a prefix cache would report (addUsage below);
+//   - set again (turn 5), rewritten at its place (turn 7) and updated again (turn 8);
+// the prefix cache is lost by each kind of break (SPEC section 11): a prune (turns 2, 5, 6, 8), the
+// compaction, the head rewrites (turns 4 and 7), a tool set change (turn 7: +web_search, -write),
+// a route change (turn 8: deepseek-chat to deepseek-reasoner), a tool added with a series header
+// (turn 9), and the night the session sat idle (turn 6); the in-history updates and the tools
+// added without a series header (turns 2 and 5) keep it. Every answer carries the usage a
+// provider with a prefix cache would report (addUsage below);
 // old tool results are pruned (replace ops on `tool/result`), and the newest page, which the demo
 // loads first, holds a prune that reaches back before that page, so the prompt there is withheld
 // until "Load earlier" brings in the pruned result.
@@ -19,6 +24,7 @@
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { addCacheUsage, CACHE_TTL_MS } from '../scripts/cache-usage.mjs';
 import { PAGE_SIZE, pageStarts } from './paging.mjs';
 
 // ---------------------------------------------------------------------------------------------
@@ -38,8 +44,10 @@ let step = 0;
 let idCounter = 0;
 const nextId = (prefix) => `${prefix}-${(++idCounter).toString(36).padStart(4, '0')}`;
 
-const MODEL = { provider: 'deepseek', model: 'deepseek-chat' };
-const CONFIG = { ...MODEL, maxTokens: 8192, temperature: 0.2, reasoning: { effort: 'medium' } };
+// The route: turn 8 moves the session to the reasoning model (a route change loses the cache).
+let MODEL = { provider: 'deepseek', model: 'deepseek-chat' };
+const configFor = (model) => ({ ...model, maxTokens: 8192, temperature: 0.2, reasoning: { effort: 'medium' } });
+let CONFIG = configFor(MODEL);
 
 function push(type, data, surfaceOp, extra = {}) {
   seq += 1;
@@ -91,7 +99,14 @@ const GH = tool('gh_pr_draft', 'Open a draft pull request with a title and a bod
 
 const PLAN_TOOLS = [READ, GREP, LIST];
 const EDIT_TOOLS = [READ, GREP, LIST, EDIT, WRITE, BASH];
-const RELEASE_TOOLS = [...EDIT_TOOLS, GH];
+const WEB = tool('web_search', 'Search the web; returns titles, links and snippets.', {
+  query: { type: 'string' },
+});
+// Turn 7 swaps write for web_search (a tool set change with an addition and a removal: the
+// cache is lost), turn 9 adds gh_pr_draft with a series header (an addition the route cannot
+// defer: lost too); turns 2 and 5 add tools without one (kept).
+const DOCS_TOOLS = [READ, GREP, LIST, EDIT, BASH, WEB];
+const RELEASE_TOOLS = [...DOCS_TOOLS, GH];
 
 // ---------------------------------------------------------------------------------------------
 // System prompts.
@@ -127,6 +142,10 @@ const PROMPT_EDIT_DST = [PREAMBLE, EDIT_MODE, RULES,
   `# Current task
 - Due dates are calendar dates in the customer's zone: "net 30" means 30 calendar days,
   never 30 × 24 hours.`, STYLE].join('\n\n');
+const PROMPT_EDIT_CHANGELOG = [PREAMBLE, EDIT_MODE, RULES,
+  `# Current task
+- Write the CHANGELOG entries for the time-zone fixes, in the user's words.`, `# Versioning
+- Patch releases for fixes; \`npm version patch --no-git-tag-version\`, never a git tag.`, STYLE].join('\n\n');
 const PROMPT_RELEASE = [PREAMBLE, EDIT_MODE, RULES, `# Release checklist
 - CHANGELOG.md has an entry under "Unreleased" for every user-visible change.
 - The full suite passes (\`npm test\`), and \`npm run typecheck\` is clean.
@@ -655,8 +674,11 @@ turnEnd();
 turnStart();
 stepStart();
 user('Nice. Add a CHANGELOG entry for all of this and bump the patch version.');
-header('series', EDIT_TOOLS);
+// The harness rewrites the task prompt at its place (a head rewrite: the cache is lost).
+seqs.rewrite = system(PROMPT_EDIT_CHANGELOG, replace(seqs.promptDst, seqs.promptDst)).seq;
+header('change', DOCS_TOOLS);
 context(6010);
+assistant('Reading the changelog first.');
 call('read', { path: 'CHANGELOG.md', limit: 12 });
 result(numbered(CHANGELOG_MD));
 stepEnd();
@@ -687,7 +709,9 @@ turnStart();
 stepStart();
 seqs.promptRelease = system(PROMPT_RELEASE).seq;
 user('Let\'s prepare the release: follow the release checklist, run the full suite and the type check.');
-header('series', EDIT_TOOLS);
+MODEL = { provider: 'deepseek', model: 'deepseek-reasoner' };
+CONFIG = configFor(MODEL);
+header('series', DOCS_TOOLS);
 context(7480);
 assistant('Running the full suite first.');
 call('bash', { command: 'npm test' });
@@ -839,11 +863,11 @@ assistant(`Release checklist:
 stepEnd();
 turnEnd();
 
-// Turn 9: a new tool for the pull request (a tools-only change).
+// Turn 9: a new tool for the pull request, with a series header (the route cannot defer it).
 turnStart();
 stepStart();
 user('Open the draft PR, please. Title it "Statements and due dates in the customer\'s time zone".');
-header('change', RELEASE_TOOLS);
+header('series', RELEASE_TOOLS);
 assistant('Opening the draft pull request.');
 call('gh_pr_draft', {
   title: "Statements and due dates in the customer's time zone",
@@ -858,71 +882,17 @@ turnEnd();
 
 // ---------------------------------------------------------------------------------------------
 // Provider usage on the answers, as a provider with a prefix cache would report it. A pass over
-// the finished log (it draws nothing from rand(), so times and ids stay as they are): the surface
-// is followed through appends and replacements, and a request's input is its surface at the
-// answer, about one token per 4 characters of the messages' JSON, plus the tools of the latest
-// header. The answer of a request that starts a new series (a replacement, a header with reason
-// `series` or `startsSeries`, or a tool set other than the previous request's) reads nothing from
-// the cache; any other reads the previous request's input, in whole 64-token blocks.
+// the finished log (it draws nothing from rand(), so times and ids stay as they are), written
+// apart from the library: it follows the surface through appends and replacements, estimates
+// tokens with the harness's meter (docs/context.md), and applies SPEC section 11 item 2. A
+// request sends its route, its tools and its surface at its read point (just before its answer);
+// the provider reads from its cache the prefix kept since the previous request, in whole 64-token
+// blocks, and nothing after the session sat idle for more than CACHE_TTL_MS (it evicted the
+// prefix). `inputTokens` is the input not read from the cache (the harness's counts are
+// disjoint). The model is in
+// scripts/cache-usage.mjs, shared with scripts/make-cache-session.mjs.
 
-const SURFACE_TYPES = new Set(['system/message', 'user/message', 'assistant/message', 'tool/result', 'developer/message']);
-const CACHE_BLOCK = 64;
-const quarter = (chars) => Math.ceil(chars / 4);
-const surfaceContent = (event) => (event.type === 'user/message' ? event.data.content : event.data.message.content);
-
-function addUsage(log) {
-  const surface = []; // [{ seq, tokens }] in surface order
-  const indexOf = (s) => {
-    const index = surface.findIndex((node) => node.seq === s);
-    if (index < 0) throw new Error(`make-sample: the replacement endpoint ${s} is not on the surface`);
-    return index;
-  };
-  let toolsJson = '';
-  let previous = null; // { input, toolsJson } of the previous request's context
-  let newSeries = true; // since the previous request's context
-  let request = null; // { answered } of the step in progress
-  const read = () => {
-    const input = surface.reduce((sum, node) => sum + node.tokens, 0) + (toolsJson ? quarter(toolsJson.length) : 0);
-    const fresh = newSeries || previous === null || previous.toolsJson !== toolsJson;
-    const cacheRead = fresh ? 0 : Math.floor(previous.input / CACHE_BLOCK) * CACHE_BLOCK;
-    previous = { input, toolsJson };
-    newSeries = false;
-    return { input, cacheRead };
-  };
-  log.forEach((event, i) => {
-    if (event.type === 'step/start') {
-      if (request && !request.answered) read();
-      request = { answered: false };
-    }
-    if (event.type === 'request/header') {
-      const { header: { tools } = {}, reason, startsSeries } = event.data;
-      toolsJson = Array.isArray(tools) && tools.length ? JSON.stringify(tools) : '';
-      if (reason === 'series' || startsSeries === true) newSeries = true;
-    }
-    if (event.type === 'assistant/message') {
-      if (!request || request.answered) throw new Error(`make-sample: the answer at seq ${event.seq} is not the first of a step`);
-      request.answered = true;
-      const { input, cacheRead } = read();
-      // The output: the answer's text and the tool calls that follow it in its step.
-      let output = quarter(JSON.stringify(event.data.message.content).length);
-      for (const next of log.slice(i + 1)) {
-        if (next.type === 'step/end' || next.type === 'step/start') break;
-        if (next.type === 'tool/call') output += quarter(next.data.name.length + next.data.arguments.length) + 4;
-      }
-      event.data.message.usage = { inputTokens: input, outputTokens: output, cacheReadTokens: cacheRead };
-    }
-    const op = event.surfaceOp;
-    const node = SURFACE_TYPES.has(event.type) ? { seq: event.seq, tokens: quarter(JSON.stringify(surfaceContent(event)).length) + 4 } : null;
-    if (op && typeof op === 'object' && op.op === 'replace') {
-      const [from, to] = [indexOf(op.startSeq), indexOf(op.endSeq)].sort((a, b) => a - b);
-      surface.splice(from, to - from + 1, ...(node ? [node] : []));
-      newSeries = true;
-    } else if (node) {
-      surface.push(node);
-    }
-  });
-}
-addUsage(events);
+addCacheUsage(events, { ttlMs: CACHE_TTL_MS });
 
 // ---------------------------------------------------------------------------------------------
 // The page layout the demo relies on.

@@ -38,8 +38,9 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use promptfold::LoadOptions;
 use promptfold::{
-    parse_events, testkit, CardKey, ChatCard, Conversation, ConversationChange, Error, EventKind,
-    HeaderReason, RequestHeader, Seq, SessionEvent, SurfaceOp, TurnField,
+    parse_events, testkit, CacheOptions, CardKey, ChatCard, Conversation, ConversationChange,
+    Error, EventKind, HeaderReason, Prices, RequestHeader, Seq, SessionEvent, SurfaceOp,
+    TokenPrices, TurnField,
 };
 use serde_json::{json, Map, Value};
 use window::{check_fresh_load, snapshot, Snapshot};
@@ -76,6 +77,11 @@ enum Op {
     RequestAt(SeqPick),
     Views,
     Lines,
+    /// The cache ledger with options drawn from these bytes (some invalid).
+    CacheLedger {
+        ttl: u8,
+        price: u8,
+    },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -473,9 +479,15 @@ fn build(ev: &Ev, seq_value: Option<Value>, context: &Context) -> Built {
     let direct = seq.map(|seq| {
         let text = |blocks_text: &str| blocks_text.into();
         let kind = match &ev.kind {
-            Kind::System { text: t, .. } => EventKind::SystemMessage {
-                text: text(TEXTS[usize::from(*t) % TEXTS.len()]),
-            },
+            Kind::System { text: t, .. } => {
+                let prompt = TEXTS[usize::from(*t) % TEXTS.len()];
+                EventKind::SystemMessage {
+                    text: text(prompt),
+                    // One text block, as the JSON form writes it.
+                    tokens: u32::try_from(prompt.encode_utf16().count().div_ceil(4) + 4)
+                        .unwrap_or(u32::MAX),
+                }
+            }
             Kind::Header {
                 reason,
                 tools,
@@ -905,6 +917,73 @@ fn check(
     }
 }
 
+/// Cache ledger options: TTLs and prices valid and not (negative, NaN, infinite).
+fn cache_options(ttl: u8, price: u8) -> CacheOptions {
+    let number = |pick: u8| match pick % 8 {
+        0 => -1.0,
+        1 => f64::NAN,
+        2 => f64::INFINITY,
+        3 => 0.0,
+        pick => f64::from(pick) * 0.25,
+    };
+    let prices = |pick: u8| TokenPrices {
+        input: number(pick),
+        cache_read: number(pick / 8 + 3),
+        cache_write: (pick % 3 == 0).then(|| number(pick / 3)),
+        output: number(pick / 2 + 4),
+    };
+    let mut models = BTreeMap::new();
+    models.insert("deepseek-chat".to_owned(), prices(price.rotate_left(3)));
+    CacheOptions {
+        prices: match price % 4 {
+            0 => None,
+            1 => Some(Prices {
+                default: Some(prices(price)),
+                models: None,
+            }),
+            2 => Some(Prices {
+                default: None,
+                models: Some(models),
+            }),
+            _ => Some(Prices {
+                default: Some(prices(price / 4)),
+                models: Some(models),
+            }),
+        },
+        cache_ttl_ms: (ttl % 4 != 0).then(|| number(ttl / 4) * 1000.0),
+    }
+}
+
+/// The ledger: `INVALID_ARGUMENT` exactly for bad options, else one entry per trajectory request,
+/// equal to a fresh load's (D1).
+fn check_cache_ledger(conversation: &Conversation, options: &CacheOptions) {
+    let valid = options.check().is_ok();
+    match conversation.cache_ledger(options) {
+        Err(error) => {
+            assert!(!valid, "valid options refused: {error}");
+            assert_eq!(error.code(), "INVALID_ARGUMENT");
+        }
+        Ok(ledger) => {
+            assert!(valid, "bad options accepted: {options:?}");
+            let requests = conversation.views().trajectory.requests;
+            assert_eq!(ledger.requests.len(), requests.len());
+            for (entry, request) in ledger.requests.iter().zip(&requests) {
+                assert_eq!(entry.seq, request.start_seq);
+                assert_eq!(entry.read_seq, request.context.seq);
+            }
+            let mut fresh = Conversation::new();
+            fresh
+                .load(conversation.events().to_vec(), conversation.has_more())
+                .expect("a fresh load of the window's own events succeeds");
+            assert_eq!(
+                fresh.cache_ledger(options).ok(),
+                Some(ledger),
+                "D1: the ledger differs from a fresh load's"
+            );
+        }
+    }
+}
+
 /// Whether nothing was ever given to the conversation that it kept.
 fn untouched(conversation: &Conversation) -> bool {
     conversation.is_empty()
@@ -1023,6 +1102,10 @@ fuzz_target!(|ops: Vec<Op>| {
             }
             Op::Lines => {
                 let _ = conversation.lines();
+                continue;
+            }
+            Op::CacheLedger { ttl, price } => {
+                check_cache_ledger(&conversation, &cache_options(*ttl, *price));
                 continue;
             }
         };

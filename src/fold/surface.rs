@@ -28,7 +28,6 @@ use std::rc::Rc;
 
 use crate::input::event::{EventKind, MessageRole, Seq, SessionEvent};
 use crate::input::json::JsonValue;
-use crate::input::tokens::system_tokens;
 
 #[cfg(feature = "testkit")]
 thread_local! {
@@ -79,7 +78,7 @@ pub(crate) struct SurfaceSums {
 /// surface node.
 pub(crate) fn node_of(event: &SessionEvent) -> Option<(NodeType, u32)> {
     match &event.kind {
-        EventKind::SystemMessage { text } => Some((NodeType::System, system_tokens(text))),
+        EventKind::SystemMessage { tokens, .. } => Some((NodeType::System, *tokens)),
         EventKind::Message(message) => Some((
             match message.role {
                 MessageRole::User => NodeType::User,

@@ -54,10 +54,14 @@ impl TurnField {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum EventKind {
-    /// `system/message`: the prompt text (every text block joined with `""`).
+    /// `system/message`: the prompt text (every text block joined with `""`) and the message's
+    /// estimated tokens.
     SystemMessage {
         /// The prompt text.
         text: Rc<str>,
+        /// The token meter's estimate of the whole message: its text blocks' text and its
+        /// other blocks' JSON (see `docs/context.md`).
+        tokens: u32,
     },
     /// `request/header`: the request's config, tools and reason.
     RequestHeader(Rc<RequestHeader>),
@@ -185,7 +189,7 @@ impl SessionEvent {
     /// The prompt text, when this is a `system/message` event.
     pub fn system_text(&self) -> Option<&Rc<str>> {
         match &self.kind {
-            EventKind::SystemMessage { text } => Some(text),
+            EventKind::SystemMessage { text, .. } => Some(text),
             _ => None,
         }
     }

@@ -858,6 +858,8 @@ struct RawData<'a> {
     /// The prompt text: borrowed from the batch when it is one text block without escapes,
     /// copied once more into the event's shared text.
     text: Option<Cow<'a, str>>,
+    /// A system message's estimated tokens (see [`tokens::SystemUnits`]).
+    system_tokens: u32,
     config: HeaderJson<'a>,
     tools: HeaderJson<'a>,
     /// `reason` as the header's reason (`Other` when absent or not a known string).
@@ -878,6 +880,7 @@ impl Default for RawData<'_> {
             turn: Kind::Absent,
             step: Kind::Absent,
             text: None,
+            system_tokens: 0,
             config: HeaderJson::Absent,
             tools: HeaderJson::Absent,
             reason: HeaderReason::Other,
@@ -909,13 +912,16 @@ impl<'a> RawData<'a> {
                 MESSAGE if wants.message && wants.tokens => {
                     // The type is not known yet: both readings, from the checked text.
                     let raw = reader.raw_value()?;
-                    data.text = read_prompt_text(&mut Reader::new(raw)).unwrap_or_default();
+                    (data.text, data.system_tokens) =
+                        read_prompt_text(&mut Reader::new(raw)).unwrap_or_default();
                     let (tokens, usage) =
                         read_message_tokens(&mut Reader::new(raw)).unwrap_or_default();
                     data.message_tokens = tokens;
                     data.usage = usage.or(data.usage.take());
                 }
-                MESSAGE if wants.message => data.text = read_prompt_text(reader)?,
+                MESSAGE if wants.message => {
+                    (data.text, data.system_tokens) = read_prompt_text(reader)?
+                }
                 MESSAGE if wants.tokens => {
                     let (tokens, usage) = read_message_tokens(reader)?;
                     data.message_tokens = tokens;
@@ -955,24 +961,25 @@ fn read_reason(reader: &mut Reader<'_>) -> Step<HeaderReason> {
     })
 }
 
-/// A message's prompt text: every `{type: "text", text}` block of `content` joined with `""`.
-/// `None` when the message is not an object; an object without an array `content` is `""`.
-fn read_prompt_text<'a>(reader: &mut Reader<'a>) -> Step<Option<Cow<'a, str>>> {
+/// A message's prompt text: every `{type: "text", text}` block of `content` joined with `""`,
+/// and the system message's estimated tokens. `None` (and 0) when the message is not an object;
+/// an object without an array `content` is `""`.
+fn read_prompt_text<'a>(reader: &mut Reader<'a>) -> Step<(Option<Cow<'a, str>>, u32)> {
     if reader.peek() != Some(b'{') {
         reader.skip_value()?;
-        return Ok(None);
+        return Ok((None, 0));
     }
     use keys::message::{ALL, CONTENT, ROLE};
-    let mut text = Cow::Borrowed("");
+    let (mut text, mut units) = (Cow::Borrowed(""), tokens::SystemUnits::default());
     let mut members = reader.begin_members(&ALL, ROLE)?;
     while let Some(member) = members.next(reader)? {
         if member == CONTENT {
-            text = read_content_text(reader)?;
+            (text, units) = read_content_text(reader)?;
         } else {
             reader.skip_value()?;
         }
     }
-    Ok(Some(text))
+    Ok((Some(text), units.tokens()))
 }
 
 /// The token cost of a message object's `content` blocks (0 for anything else), and its
@@ -994,24 +1001,31 @@ fn read_message_tokens(reader: &mut Reader<'_>) -> Step<(u32, Option<Rc<JsonValu
     Ok((cost, usage))
 }
 
-/// The joined text of a `content` array (anything else is `""`).
-fn read_content_text<'a>(reader: &mut Reader<'a>) -> Step<Cow<'a, str>> {
+/// The joined text of a `content` array (anything else is `""`), and what the token meter
+/// counts of its blocks.
+fn read_content_text<'a>(reader: &mut Reader<'a>) -> Step<(Cow<'a, str>, tokens::SystemUnits)> {
     let mut text = Cow::Borrowed("");
+    let mut units = tokens::SystemUnits::default();
     if reader.peek() != Some(b'[') {
         reader.skip_value()?;
-        return Ok(text);
+        return Ok((text, units));
     }
     let mut array = reader.begin_array()?;
     while reader.next_element(&mut array)? {
-        if let Some(part) = read_text_block(reader)? {
-            if text.is_empty() {
-                text = part;
-            } else {
-                text.to_mut().push_str(&part);
+        let start = reader.position();
+        match read_text_block(reader)? {
+            Some(part) => {
+                units.add_text(&part);
+                if text.is_empty() {
+                    text = part;
+                } else {
+                    text.to_mut().push_str(&part);
+                }
             }
+            None => units.add_json(reader.text_since(start)),
         }
     }
-    Ok(text)
+    Ok((text, units))
 }
 
 /// A content block's text when the block is `{type: "text", text: <string>}`.
@@ -1111,6 +1125,7 @@ fn event_kind(
     match kind {
         TypeTag::SystemMessage => EventKind::SystemMessage {
             text: Rc::from(data.text.as_deref().unwrap_or_default()),
+            tokens: data.system_tokens,
         },
         TypeTag::RequestHeader => {
             let (reason, starts_series) = (data.reason.clone(), data.starts_series);

@@ -4,8 +4,9 @@
 //! - a text or reasoning block: `ceil(text / 4) + 4`;
 //! - a tool call: `ceil(name / 4) + ceil(arguments / 4) + 4`;
 //! - any other block: `4 + ceil(JSON length / 4)`;
-//! - a message: its blocks plus 4; a system message: `ceil(its text / 4) + 4`, no per-block
-//!   cost, and 0 when its text is empty;
+//! - a message: its blocks plus 4; a system message: `ceil(units / 4) + 4`, where a text
+//!   block adds its text's length and any other block its JSON length, with no per-block cost;
+//!   0 when its content has no block (upstream `estimate.ts`, `estimateSystemMessage`);
 //! - the tools of a request header: `ceil(JSON length / 4) + 4`, 0 without tools.
 //!
 //! Lengths are UTF-16 code units, as JavaScript's `length`; a JSON length is the length of what
@@ -40,11 +41,33 @@ fn byte_units(byte: u8) -> usize {
     }
 }
 
-/// Tokens of a system message whose text blocks join to `text`.
-pub(crate) fn system_tokens(text: &str) -> u32 {
-    match utf16_len(text) {
-        0 => 0,
-        units => text_block_tokens(units),
+/// What the token meter counts of a system message's content blocks: a text block (a string
+/// `text` with `type: "text"`) its text's length, any other block its JSON length.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SystemUnits {
+    blocks: usize,
+    units: usize,
+}
+
+impl SystemUnits {
+    /// Counts a text block's text.
+    pub fn add_text(&mut self, text: &str) {
+        self.blocks = self.blocks.saturating_add(1);
+        self.units = self.units.saturating_add(utf16_len(text));
+    }
+
+    /// Counts any other block, given as checked JSON text.
+    pub fn add_json(&mut self, raw: &str) {
+        self.blocks = self.blocks.saturating_add(1);
+        self.units = self.units.saturating_add(scan_json(raw.as_bytes(), None));
+    }
+
+    /// The message's tokens: `ceil(units / 4) + 4`, 0 without blocks.
+    pub fn tokens(self) -> u32 {
+        match self.blocks {
+            0 => 0,
+            _ => text_block_tokens(self.units),
+        }
     }
 }
 
@@ -454,11 +477,33 @@ mod tests {
         );
     }
 
+    fn system_tokens(texts: &[&str], blocks: &[&str]) -> u32 {
+        let mut units = SystemUnits::default();
+        texts.iter().for_each(|text| units.add_text(text));
+        blocks.iter().for_each(|block| units.add_json(block));
+        units.tokens()
+    }
+
     #[test]
     fn system_and_tools() {
-        assert_eq!(system_tokens(""), 0);
-        assert_eq!(system_tokens("a"), 5);
-        assert_eq!(system_tokens("日本語です"), 6);
+        assert_eq!(system_tokens(&[], &[]), 0);
+        assert_eq!(system_tokens(&["a"], &[]), 5);
+        assert_eq!(system_tokens(&["日本語です"], &[]), 6);
+        // A block, even an empty text, costs the message its 4 (upstream: only an empty
+        // content is free).
+        assert_eq!(system_tokens(&[""], &[]), 4);
+        // Non-text blocks count their JSON length, with no per-block cost (issue 26's parity
+        // fix: the image was priced at 0).
+        let image = r#"{ "type": "image", "data": "iVBORw0KGgo=" }"#;
+        let written = r#"{"type":"image","data":"iVBORw0KGgo="}"#.len();
+        assert_eq!(
+            system_tokens(&["ab"], &[image]),
+            units_tokens(2 + written) + 4
+        );
+        assert_eq!(
+            system_tokens(&[], &["null", "\"x\""]),
+            units_tokens(4 + 3) + 4
+        );
         assert_eq!(tools_tokens("[]"), 0);
         assert_eq!(tools_tokens(r#"[{"n":"a"}]"#), 3 + 4);
     }

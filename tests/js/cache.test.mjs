@@ -207,3 +207,33 @@ test("bad options throw INVALID_ARGUMENT and leave the window as it was", () => 
   assert.equal(JSON.stringify(conversation.cacheLedger(null)), before);
   assert.equal(JSON.stringify(conversation.cacheLedger({})), before);
 });
+
+test("a system message's non-text blocks count their JSON length, from objects and from text", () => {
+  const content = [
+    { type: "text", text: "Be " },
+    { type: "image", url: "x" },
+    "bare",
+    { type: "text", text: "brief." },
+  ];
+  const events = [
+    { seq: 1, time: 1, type: "system/message", surfaceOp: "append", data: { message: { role: "system", content } } },
+    { seq: 2, time: 2, type: "system/message", surfaceOp: "append", data: { message: { role: "system", content: [] } } },
+    {
+      seq: 3,
+      time: 3,
+      type: "system/message",
+      surfaceOp: "append",
+      data: { message: { role: "system", content: [{ type: "text", text: "" }] } },
+    },
+  ];
+  // "Be " 3 + {"type":"image","url":"x"} 26 + "bare" 6 + "brief." 6 = 41 units: ceil(41 / 4) + 4.
+  const expected = [15, 15, 15 + 4];
+  const objects = new Conversation();
+  objects.load(events);
+  const text = new Conversation();
+  text.loadJson(JSON.stringify(events));
+  for (const [i, total] of expected.entries()) {
+    assert.equal(objects.contextAt(i + 1).totalTokens, total, `objects at ${i + 1}`);
+    assert.equal(text.contextAt(i + 1).totalTokens, total, `text at ${i + 1}`);
+  }
+});

@@ -1,7 +1,8 @@
 // The runnable examples: examples/open-session.mjs on each bundled session file (its header,
 // cards and torn line printed as the library reads them), and examples/follow.mjs on a file that
 // grows while it runs (cut inside a line and inside a multi-byte character), bounded by --for;
-// examples/context-cost.mjs against the library's request contexts and totals.
+// examples/context-cost.mjs against the library's request contexts and totals, and
+// examples/cache-report.mjs against its cache ledger (with and without prices).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -93,6 +94,87 @@ for (const name of ["session.jsonl", "notifications.jsonl"]) {
     assert.ok(totals.supersededSystemTokens > 0, "an appended prompt is carried as superseded");
   });
 }
+
+const cacheReport = join(repoRoot, "examples", "cache-report.mjs");
+const PRICES = { default: { input: 0.27, cacheRead: 0.07, output: 1.1 }, models: { "deepseek-reasoner": { input: 0.55, cacheRead: 0.14, cacheWrite: 0.2, output: 2.19 } }, cacheTtlMs: 300000 };
+
+/** The words cache-report.mjs must print for a cause. */
+function causeWords(cause) {
+  const route = (value) => (typeof value === "string" ? value : `${value.provider}/${value.model}`);
+  const range = (c) => (c.startSeq === c.endSeq ? `#${c.startSeq}` : `#${c.startSeq}-#${c.endSeq}`);
+  switch (cause.kind) {
+    case "route": return [`route ${route(cause.from)} -> ${route(cause.to)}`];
+    case "tools": return [`tools: ${[...cause.added.map((n) => `+${n}`), ...cause.removed.map((n) => `-${n}`), ...cause.changed.map((n) => `~${n}`)].join(", ")}`];
+    case "system-rewrite": return [`system rewrite of ${range(cause)} at #${cause.seq}`, ...cause.sections];
+    case "compaction": case "prune": return [`${cause.kind} of ${range(cause)} at #${cause.seq}`];
+    case "replacement": return [`replacement of ${range(cause)} at #${cause.seq}`];
+    case "series": return ["new series"];
+    case "idle": return ["idle "];
+    default: throw new Error(`unknown cause ${cause.kind}`);
+  }
+}
+
+for (const [name, withPrices] of [["cache-breaks.jsonl", false], ["cache-breaks.jsonl", true], ["session.jsonl", false]]) {
+  test(`cache-report.mjs prints the ledger of ${name}${withPrices ? " with prices" : ""}`, () => {
+    const dir = mkdtempSync(join(tmpdir(), "promptfold-cache-report-"));
+    const pricesPath = join(dir, "prices.json");
+    writeFileSync(pricesPath, JSON.stringify(PRICES));
+    const { cacheTtlMs, ...prices } = PRICES;
+    const conv = new Conversation();
+    let ledger;
+    try {
+      conv.loadJson(readFileSync(join(sessions, name)));
+      ledger = conv.cacheLedger(withPrices ? { prices, cacheTtlMs } : {});
+    } finally {
+      conv.free();
+    }
+    const result = run([cacheReport, join(sessions, name), ...(withPrices ? [pricesPath] : [])]);
+    rmSync(dir, { recursive: true, force: true });
+    assert.equal(result.status, 0, result.stderr);
+    const lines = result.stdout.trim().split("\n");
+    const { requests, summary } = ledger;
+    assert.ok(requests.length >= 3, "the session has requests");
+    assert.equal(lines.length, requests.length + 1 + summary.breaks.length + 1);
+    requests.forEach((r, i) => {
+      const line = lines[i];
+      assert.ok(line.startsWith(`request ${r.seq} `), line);
+      assert.ok(line.includes(` at seq ${r.readSeq}: ${r.totalTokens} tokens: `), line);
+      assert.ok(line.includes(r.keptTokens === undefined ? "kept unknown, new unknown, broken unknown" : `kept ${r.keptTokens}, new ${r.newTokens}, broken ${r.brokenTokens}`), line);
+      const words = r.causes.flatMap(causeWords);
+      for (const word of words) assert.ok(line.includes(word), `${line} names ${word}`);
+      assert.equal((line.match(/; /g) ?? []).length, r.causes.length + 1, `${line}: one part per cause`);
+      assert.ok(line.includes(`cache read ${r.observed.cacheReadTokens ?? "unknown"} of input ${r.observed.inputTokens ?? "unknown"}`), line);
+      assert.equal(line.includes("shortfall "), r.shortfallTokens !== undefined, line);
+      if (r.shortfallTokens !== undefined) assert.ok(line.includes(`shortfall ${r.shortfallTokens}`), line);
+      if (r.savedTokens !== undefined) assert.ok(line.includes(`saved ${r.savedTokens}`), line);
+      assert.equal(line.includes("cost $"), r.cost !== undefined, line);
+      if (r.cost) assert.ok(line.includes(`cost $${r.cost.total.toFixed(6)}${r.cost.estimated ? " (estimated)" : ""}`), line);
+    });
+    const rate = (value) => (value === undefined ? "unknown" : `${(value * 100).toFixed(1)}%`);
+    assert.equal(lines[requests.length],
+      `${summary.requests} requests (${summary.knownRequests} known): sent ${summary.totalTokens} tokens, kept ${summary.keptTokens}, ` +
+      `new ${summary.newTokens}, broken ${summary.brokenTokens}; expected hit rate ${rate(summary.expectedHitRate)}, ` +
+      `observed hit rate ${rate(summary.observedHitRate)}` +
+      (summary.cost === undefined ? "" : `; cost $${summary.cost.total.toFixed(6)}${summary.cost.estimated ? " (partly estimated)" : ""}`));
+    summary.breaks.forEach((group, k) => {
+      assert.equal(lines[requests.length + 1 + k], `break ${group.kind}: ${group.requests} requests, ${group.brokenTokens} tokens lost${group.cost === undefined ? "" : `, $${group.cost.toFixed(6)}`}`);
+    });
+    const t = summary.trade;
+    assert.equal(lines.at(-1), `trade: saved ${t.savedTokens} tokens by appending prompts, carried ${t.supersededTokens} superseded prompt tokens` +
+      (t.balance === undefined ? "" : `; saved $${t.savedCost.toFixed(6)}, carried $${t.carriedCost.toFixed(6)}, balance $${t.balance.toFixed(6)}`));
+    assert.equal(t.balance !== undefined, withPrices, "money only with prices");
+    if (name === "cache-breaks.jsonl") {
+      const kinds = new Set(requests.flatMap((r) => r.causes.map((c) => c.kind)));
+      for (const kind of ["route", "tools", "system-rewrite", "compaction", "prune", "replacement"]) assert.ok(kinds.has(kind), `a ${kind} break`);
+      assert.equal(kinds.has("idle"), withPrices, "idle needs the TTL of prices.json");
+    }
+  });
+}
+
+test("the committed cache session file is what scripts/make-cache-session.mjs writes", () => {
+  const result = run([join(repoRoot, "scripts", "make-cache-session.mjs"), "--check"]);
+  assert.equal(result.status, 0, result.stderr);
+});
 
 test("follow.mjs feeds a growing file and prints new cards and the prompt in force", async () => {
   const dir = mkdtempSync(join(tmpdir(), "promptfold-follow-"));

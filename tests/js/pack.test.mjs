@@ -1,7 +1,7 @@
 // Unit tests of the packer (src/wasm/js/pack.js) on its own, without the wasm module: a batch of
 // JS events is packed into a WebAssembly.Memory of the test's own, and the numbers and texts are
 // read back as src/input/parse/packed.rs reads them (8 numbers an event: tag, seq, time, surface
-// operation, start, end, turn, step; a system message adds its text's length; a header adds its
+// operation, start, end, turn, step; a system message adds its text's length and its tokens; a header adds its
 // reason, its series flag, and for config and tools -1 when absent, -2 when the previous header's
 // JSON, else the length of its JSON text; a message (tags 8 to 11) adds its content's token cost,
 // an assistant message then its usage (-1 absent, else the length of its JSON text); an event
@@ -64,7 +64,7 @@ function unpack({ numbers, text }) {
       turn: next(),
       step: next(),
     };
-    if (tag === 1) event.text = string();
+    if (tag === 1) Object.assign(event, { text: string(), tokens: next() });
     if (tag === 2) Object.assign(event, { reason: next(), series: next(), config: json(), tools: json() });
     if (tag >= 8) event.tokens = next();
     if (tag === 9) event.usage = json();
@@ -96,7 +96,19 @@ test("each event is packed as its numbers and texts", () => {
     { seq: 4, type: "tool/result", surfaceOp: { op: "replace", startSeq: 1, endSeq: 2 }, data: { turn: "x" } },
   ];
   const [prompt, request, turn, result] = unpack(pack(events));
-  assert.deepEqual(prompt, { tag: 1, seq: 1, time: 10, op: 1, start: 0, end: 0, turn: 1, step: 2, text: "Aü" });
+  // "Aü": 2 units, ceil(2 / 4) + 4.
+  assert.deepEqual(prompt, {
+    tag: 1,
+    seq: 1,
+    time: 10,
+    op: 1,
+    start: 0,
+    end: 0,
+    turn: 1,
+    step: 2,
+    text: "Aü",
+    tokens: 5,
+  });
   assert.deepEqual(request, {
     ...{ tag: 2, seq: 2, time: 20, op: 0, start: 0, end: 0, turn: 1, step: 2, reason: 3, series: 0 },
     ...{ config: JSON.stringify({ model: "m" }), tools: JSON.stringify(tools("string")) },

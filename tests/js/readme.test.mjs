@@ -36,6 +36,7 @@ Object.assign(globalThis, {
   liveEvents: events.slice(-20),
   hasMore: false,
   seq: events[half].seq,
+  i: 0,
   conversation,
   card: views.chat.find((card) => card.update) ?? views.chat[0],
   header: views.trajectory.headers.find((fact) => fact.change?.previous) ?? views.trajectory.headers[0],
@@ -71,6 +72,7 @@ declare global {
   const liveEvents: SessionEvent[];
   const hasMore: boolean;
   const seq: number;
+  const i: number;
   const conversation: ConversationClass;
   const card: ChatCard;
   const header: HeaderFact;

@@ -182,7 +182,15 @@ impl<'a> Cursor<'a> {
         data.turn = slot(self.number()?);
         data.step = slot(self.number()?);
         match kind {
-            TypeTag::SystemMessage => data.text = Some(Cow::Borrowed(self.text()?)),
+            TypeTag::SystemMessage => {
+                data.text = Some(Cow::Borrowed(self.text()?));
+                let tokens = self.number()?;
+                if !(tokens >= 0.0 && tokens <= f64::from(u32::MAX) && tokens.fract() == 0.0) {
+                    return Err(not_packed());
+                }
+                // In range and whole: the conversion is exact.
+                data.system_tokens = tokens as u32;
+            }
             TypeTag::RequestHeader => {
                 data.reason = match self.number()? {
                     1.0 => HeaderReason::Initial,
@@ -272,6 +280,7 @@ mod tests {
             2.0,
             f64::INFINITY,
             2.0,
+            5.0,
             2.0,
             2.0,
             f64::NAN,
@@ -291,6 +300,13 @@ mod tests {
         let events = read(&numbers, &text).unwrap();
         assert_eq!(events.len(), 3);
         assert_eq!(events[0].system_text().map(|t| &**t), Some("Hi"));
+        assert_eq!(
+            events[0].kind,
+            EventKind::SystemMessage {
+                text: "Hi".into(),
+                tokens: 5
+            }
+        );
         assert_eq!(events[0].turn, TurnField::Turn(2));
         assert_eq!(events[0].step, None);
         assert_eq!(events[1].time, 0.0);

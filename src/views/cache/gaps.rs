@@ -156,7 +156,7 @@ fn close(
 
 fn replace_kind(kind: &EventKind) -> ReplaceKind {
     match kind {
-        EventKind::SystemMessage { text } => ReplaceKind::System(Rc::clone(text)),
+        EventKind::SystemMessage { text, .. } => ReplaceKind::System(Rc::clone(text)),
         EventKind::Message(message) => match message.role {
             crate::input::event::MessageRole::User => ReplaceKind::User,
             crate::input::event::MessageRole::Tool => ReplaceKind::Tool,

@@ -1,6 +1,7 @@
 //! Two requests' tools compared by name (SPEC 11 item 2): a tool is known by its name (the
-//! crate's one rule, `views::tool_name`), or, without one, by its JSON text; the n-th tool of a name pairs with the n-th of the same
-//! name in the other list, and a pair whose JSON texts differ is changed.
+//! crate's one rule, `views::tool_name`), or, without one, by its JSON text; the n-th tool of
+//! a name pairs with the n-th of the same name in the other list, and a pair whose JSON texts
+//! differ is changed.
 
 use crate::input::event::RequestHeader;
 use crate::input::json::stringify::js_stringify;

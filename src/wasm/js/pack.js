@@ -664,19 +664,31 @@ class Packer {
     else this.text(json);
   }
 
-  // Every `{type: "text", text}` block of `message.content`, joined.
+  // Every `{type: "text", text}` block of `message.content`, joined; then the message's
+  // tokens: a text block counts its text, any other block its JSON length (src/input/tokens.rs).
   promptText(message) {
-    let length = 0;
+    let length = 0,
+      units = 0,
+      blocks = 0;
     if (isPlainRecord(message)) {
       const content = message.content;
       if (isPlainArray(content)) {
+        blocks = content.length;
         for (let i = 0; i < content.length; i++) {
           const block = content[i];
-          if (isSimple(block)) continue;
-          if (!isPlainRecord(block)) throw AS_JSON;
-          const { type, text } = block;
-          if (type === "text" && typeof text === "string") length += this.write(text);
-          else if (!isSimple(type) || !isSimple(text)) throw AS_JSON;
+          if (!isSimple(block) && !isPlainRecord(block) && !isPlainArray(block)) throw AS_JSON;
+          if (isPlainRecord(block)) {
+            const { type, text } = block;
+            if (type === "text" && typeof text === "string") {
+              length += this.write(text);
+              units += text.length;
+              continue;
+            }
+            if (!isSimple(type) || !isSimple(text)) throw AS_JSON;
+          }
+          // What JSON cannot write (a BigInt, a cycle) crosses as null, as slimContent writes it.
+          const json = jsonLength(block);
+          units += json >= 0 ? json : 4;
         }
       } else if (!isSimple(content)) {
         throw AS_JSON;
@@ -685,6 +697,7 @@ class Packer {
       throw AS_JSON;
     }
     this.push(length);
+    this.push(blocks === 0 ? 0 : Math.ceil(units / 4) + 4);
   }
 
   header(data) {

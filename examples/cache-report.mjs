@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+// What each request of a session kept of the provider's prefix cache, why the rest was lost, and
+// what it cost: one line per request (kept / new / broken tokens, the causes in words, the cache
+// reads its answer reports), then the session's summary, its breaks by cause and the in-history
+// trade. See docs/cache.md and SPEC section 11.
+//
+//   node examples/cache-report.mjs FILE [prices.json]
+//
+// FILE: a session log as the harness writes it (JSON lines with a header, a JSON array, an SDK
+// notification stream). prices.json: `{ "default": { "input": 0.27, "cacheRead": 0.07,
+// "output": 1.1 }, "models": { "deepseek-reasoner": { ... } }, "cacheTtlMs": 300000 }` (dollars
+// per million tokens; `cacheWrite` where the provider bills it; `cacheTtlMs` optional). Without
+// FILE it opens examples/sessions/cache-breaks.jsonl. Needs the Node build: bash scripts/build.sh.
+
+import { readFile } from "node:fs/promises";
+
+// In a project: import { Conversation } from "promptfold". Here: the repository's Node build.
+const { Conversation } = await import("promptfold").catch(() => import("../pkg/node/promptfold.mjs"));
+
+const range = (start, end) => (start === end ? `#${start}` : `#${start}-#${end}`);
+const route = (value) => (typeof value === "string" ? value : value ? `${value.provider}/${value.model}` : "none");
+const minutes = (ms) => (ms < 3600000 ? `${Math.round(ms / 60000)} min` : `${(ms / 3600000).toFixed(1)} h`);
+
+/** One cause in words. */
+function cause(c) {
+  switch (c.kind) {
+    case "route":
+      return `route ${route(c.from)} -> ${route(c.to)}`;
+    case "tools":
+      return `tools: ${[...c.added.map((n) => `+${n}`), ...c.removed.map((n) => `-${n}`), ...c.changed.map((n) => `~${n}`)].join(", ")}`;
+    case "system-rewrite":
+      return `system rewrite of ${range(c.startSeq, c.endSeq)} at #${c.seq}: sections ${c.sections.join(", ") || "none named"}`;
+    case "compaction":
+    case "prune":
+      return `${c.kind} of ${range(c.startSeq, c.endSeq)} at #${c.seq}`;
+    case "replacement":
+      return `replacement of ${range(c.startSeq, c.endSeq)} at #${c.seq}`;
+    case "series":
+      return "new series";
+    case "idle":
+      return `idle ${minutes(c.gapMs)}`;
+    default:
+      return c.kind;
+  }
+}
+
+const known = (value) => (value === undefined ? "unknown" : String(value));
+const dollars = (amount) => `$${amount.toFixed(6)}`;
+
+const [path = new URL("./sessions/cache-breaks.jsonl", import.meta.url), pricesPath] = process.argv.slice(2);
+const conversation = new Conversation();
+try {
+  const options = {};
+  if (pricesPath) {
+    const { cacheTtlMs, ...prices } = JSON.parse(await readFile(pricesPath, "utf8"));
+    options.prices = prices;
+    if (cacheTtlMs !== undefined) options.cacheTtlMs = cacheTtlMs;
+  }
+  conversation.loadJson(new Uint8Array(await readFile(path)));
+  const { requests, summary } = conversation.cacheLedger(options);
+  const steps = conversation.views().trajectory.requests;
+  requests.forEach((r, i) => {
+    const where = steps[i]?.turn === undefined ? "" : ` (turn ${steps[i].turn}, step ${steps[i].step ?? "?"})`;
+    const cache = r.keptTokens === undefined
+      ? "kept unknown, new unknown, broken unknown"
+      : `kept ${r.keptTokens}, new ${r.newTokens}, broken ${r.brokenTokens}`;
+    const o = r.observed;
+    const more = [
+      `cache read ${known(o.cacheReadTokens)} of input ${known(o.inputTokens)}`,
+      r.shortfallTokens === undefined ? "" : `shortfall ${r.shortfallTokens}`,
+      r.savedTokens === undefined ? "" : `saved ${r.savedTokens}`,
+      r.cost ? `cost ${dollars(r.cost.total)}${r.cost.estimated ? " (estimated)" : ""}` : "",
+    ].filter(Boolean);
+    const causes = r.causes.length ? `; ${r.causes.map(cause).join("; ")}` : "";
+    console.log(`request ${r.seq}${where} at seq ${r.readSeq}: ${r.totalTokens} tokens: ${cache}${causes}; ${more.join(", ")}`);
+  });
+  const rate = (value) => (value === undefined ? "unknown" : `${(value * 100).toFixed(1)}%`);
+  console.log(
+    `${summary.requests} requests (${summary.knownRequests} known): sent ${summary.totalTokens} tokens, kept ${summary.keptTokens}, ` +
+      `new ${summary.newTokens}, broken ${summary.brokenTokens}; expected hit rate ${rate(summary.expectedHitRate)}, ` +
+      `observed hit rate ${rate(summary.observedHitRate)}` +
+      (summary.cost === undefined ? "" : `; cost ${dollars(summary.cost.total)}${summary.cost.estimated ? " (partly estimated)" : ""}`),
+  );
+  for (const group of summary.breaks) {
+    console.log(`break ${group.kind}: ${group.requests} requests, ${group.brokenTokens} tokens lost${group.cost === undefined ? "" : `, ${dollars(group.cost)}`}`);
+  }
+  const t = summary.trade;
+  console.log(
+    `trade: saved ${t.savedTokens} tokens by appending prompts, carried ${t.supersededTokens} superseded prompt tokens` +
+      (t.balance === undefined ? "" : `; saved ${dollars(t.savedCost)}, carried ${dollars(t.carriedCost)}, balance ${dollars(t.balance)}`),
+  );
+} catch (error) {
+  console.error(`${path}: ${error.code ?? error.name}: ${error.message}`);
+  process.exitCode = 1;
+} finally {
+  conversation.free();
+}
