@@ -3,7 +3,7 @@
 //! framing, or events built directly without the parser), `feed` of framed bytes cut anywhere,
 //! `state_at`, `request_at`, `views` and `lines`.
 //!
-//! Real framing (SPEC section 10): a session header row (supported, old or odd versions), SDK
+//! Real framing (BEHAVIOUR.md section 10): a session header row (supported, old or odd versions), SDK
 //! notification envelopes and status rows, seq-less logs, CRLF, a byte order mark, blank lines, a
 //! torn last line cut anywhere (inside a UTF-8 character too).
 //!
@@ -111,7 +111,7 @@ enum Form {
     Direct,
 }
 
-/// How a session log frames its rows (SPEC section 10).
+/// How a session log frames its rows (BEHAVIOUR.md section 10).
 #[derive(Arbitrary, Debug)]
 struct Framing {
     header: HeaderPick,
