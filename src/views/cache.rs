@@ -177,7 +177,7 @@ pub(crate) fn ledger(input: &LedgerInput<'_>, options: &CacheOptions) -> CacheLe
         let mut entry = CacheEntry {
             seq: gap.start_seq,
             read_seq: request.seq,
-            route: gap.route.clone(),
+            route: gap.route.as_deref().cloned(),
             total_tokens: breakdown.total_tokens,
             superseded_system_tokens: breakdown.superseded_system_tokens,
             tools_tokens: breakdown.tools_tokens,
@@ -187,13 +187,14 @@ pub(crate) fn ledger(input: &LedgerInput<'_>, options: &CacheOptions) -> CacheLe
         if let Some((before, before_breakdown)) = previous {
             let incomplete = gap.incomplete || before.incomplete;
             if !incomplete {
-                let kept = prefix::kept(before, gap, &before_breakdown, input.surface);
+                let tools = tools::compare(before.header.as_deref(), gap.header.as_deref());
+                let kept = prefix::kept(before, gap, &tools, &before_breakdown, input.surface);
                 entry.kept_tokens = Some(kept);
                 entry.new_tokens = Some(breakdown.total_tokens.saturating_sub(kept));
                 let broken = before_breakdown.total_tokens.saturating_sub(kept);
                 entry.broken_tokens = Some(broken);
                 if broken > 0 {
-                    entry.causes = causes::between(before, gap, input);
+                    entry.causes = causes::between(before, gap, tools, input);
                     debug_assert!(!entry.causes.is_empty(), "a break has a cause");
                 }
                 if gap.updates > 0 && entry.causes.is_empty() {

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::gaps::{Gap, ReplaceKind};
+use super::tools::ToolChanges;
 use super::{CacheEntry, CacheOptions, LedgerInput};
 use crate::input::event::{RequestHeader, Seq};
 use crate::views::diff::{diff_system, SectionStatus};
@@ -121,16 +122,21 @@ pub enum CacheCause {
     },
 }
 
-/// The causes of SPEC 11 item 3 between the previous request (`before`) and this one.
-pub(super) fn between(before: &Gap, gap: &Gap, input: &LedgerInput<'_>) -> Vec<CacheCause> {
+/// The causes of SPEC 11 item 3 between the previous request (`before`) and this one, whose
+/// tools differ from the previous ones by `tools`.
+pub(super) fn between(
+    before: &Gap,
+    gap: &Gap,
+    tools: ToolChanges,
+    input: &LedgerInput<'_>,
+) -> Vec<CacheCause> {
     let mut causes = Vec::new();
     if before.route != gap.route {
         causes.push(CacheCause::Route {
-            from: before.route.clone().unwrap_or_default(),
-            to: gap.route.clone().unwrap_or_default(),
+            from: before.route.as_deref().cloned().unwrap_or_default(),
+            to: gap.route.as_deref().cloned().unwrap_or_default(),
         });
     }
-    let tools = super::tools::compare(before.header.as_deref(), gap.header.as_deref());
     if !tools.is_empty() {
         causes.push(CacheCause::Tools {
             added: tools.added,

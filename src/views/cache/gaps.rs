@@ -51,8 +51,8 @@ pub(super) struct Gap {
     pub incomplete: bool,
     /// The latest request header at the read point.
     pub header: Option<Rc<RequestHeader>>,
-    /// The route of that header.
-    pub route: Option<Route>,
+    /// The route of that header (one per header, shared by the requests that read it).
+    pub route: Option<Rc<Route>>,
     /// A header with reason `series` or `startsSeries` in the gap.
     pub series: bool,
     /// The replaces in the gap, in seq order.
@@ -74,6 +74,7 @@ pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Vec<Ga
     let mut lost = false;
     let mut starts = Vec::with_capacity(requests.len());
     let mut header: Option<Rc<RequestHeader>> = None;
+    let mut route: Option<Rc<Route>> = None;
     let mut last_time = 0.0;
     let mut pending = requests.iter();
     let mut next = pending.next();
@@ -81,7 +82,7 @@ pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Vec<Ga
     let mut answer: Option<Seq> = None;
     for event in input.events {
         while let Some(request) = next.filter(|request| request.seq < event.seq) {
-            gaps.push(close(&mut gap, request, &header, last_time, lost));
+            gaps.push(close(&mut gap, request, (&header, &route), last_time, lost));
             answer = request.answer.as_ref().map(|(seq, _)| *seq);
             next = pending.next();
         }
@@ -97,6 +98,11 @@ pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Vec<Ga
         }
         if let Some(found) = event.header() {
             gap.series |= found.starts_series || found.reason == HeaderReason::Series;
+            // A header that repeats the route shares the previous one's.
+            let found_route = Route::of(found);
+            if route.as_deref() != Some(&found_route) {
+                route = Some(Rc::new(found_route));
+            }
             header = Some(Rc::clone(found));
         }
         let node = node_of(event);
@@ -130,7 +136,7 @@ pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Vec<Ga
         }
     }
     for request in next.into_iter().chain(pending) {
-        gaps.push(close(&mut gap, request, &header, last_time, lost));
+        gaps.push(close(&mut gap, request, (&header, &route), last_time, lost));
     }
     debug_assert_eq!(starts.len(), gaps.len(), "one request per step start");
     for (gap, start) in gaps.iter_mut().zip(starts) {
@@ -143,7 +149,7 @@ pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Vec<Ga
 fn close(
     gap: &mut Gap,
     request: &RequestState,
-    header: &Option<Rc<RequestHeader>>,
+    (header, route): (&Option<Rc<RequestHeader>>, &Option<Rc<Route>>),
     read_time: Time,
     lost: bool,
 ) -> Gap {
@@ -151,7 +157,7 @@ fn close(
     done.read_seq = request.seq;
     done.read_time = read_time;
     done.incomplete = request.sums.incomplete;
-    done.route = header.as_deref().map(Route::of);
+    done.route = route.clone();
     done.header = header.clone();
     done.lost = lost;
     done

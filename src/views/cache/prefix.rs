@@ -14,10 +14,13 @@
 //! to comparing node lists for the requests after it.
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 use super::gaps::Gap;
+use super::tools::ToolChanges;
 use crate::fold::surface::SurfaceFold;
 use crate::input::event::Seq;
+use crate::pair_hash::PairHasher;
 use crate::views::context::ContextBreakdown;
 
 /// Where the first replace between two read points broke the previous request's prefix.
@@ -51,7 +54,7 @@ pub(super) struct Positions {
     /// Whether `slot_of` indexes every slot.
     indexed: bool,
     /// The position of each live entry that sits in place of others, by seq.
-    moved: HashMap<Seq, Seq>,
+    moved: HashMap<Seq, Seq, BuildHasherDefault<PairHasher>>,
     window_start: Seq,
 }
 
@@ -84,7 +87,7 @@ impl Positions {
             next: Vec::with_capacity(nodes),
             slot_of: Vec::new(),
             indexed: true,
-            moved: HashMap::new(),
+            moved: HashMap::default(),
             window_start,
         }
     }
@@ -276,17 +279,18 @@ fn fenwick_add(tree: &mut [i64], slot: usize, by: i64) {
 }
 
 /// The tokens request R kept of the previous request P (SPEC 11 item 2), both contexts
-/// complete: 0 when the route or the tools rule it out, else P's tools plus the common prefix.
+/// complete: 0 when the route or the tools (`tools`: how R's differ from P's) rule it out,
+/// else P's tools plus the common prefix.
 pub(super) fn kept(
     before: &Gap,
     gap: &Gap,
+    tools: &ToolChanges,
     before_breakdown: &ContextBreakdown,
     surface: &SurfaceFold,
 ) -> u32 {
     if before.route != gap.route {
         return 0;
     }
-    let tools = super::tools::compare(before.header.as_deref(), gap.header.as_deref());
     if !tools.removed.is_empty() || !tools.changed.is_empty() {
         return 0;
     }
