@@ -164,10 +164,11 @@ pub(crate) struct LedgerInput<'a> {
 /// The ledger of a window, with options already checked ([`CacheOptions::check`]).
 pub(crate) fn ledger(input: &LedgerInput<'_>, options: &CacheOptions) -> CacheLedger {
     let requests: Vec<_> = input.surface.requests().collect();
-    let gaps = gaps::scan(input, &requests);
+    let scan = gaps::scan(input, &requests);
+    let gaps = &scan.gaps;
     let mut entries = Vec::with_capacity(requests.len());
     let mut previous: Option<(&gaps::Gap, ContextBreakdown)> = None;
-    for (request, gap) in requests.iter().zip(&gaps) {
+    for (request, gap) in requests.iter().zip(gaps) {
         let breakdown = ContextBreakdown::of(&request.sums);
         let usage = request
             .answer
@@ -194,7 +195,8 @@ pub(crate) fn ledger(input: &LedgerInput<'_>, options: &CacheOptions) -> CacheLe
                 let broken = before_breakdown.total_tokens.saturating_sub(kept);
                 entry.broken_tokens = Some(broken);
                 if broken > 0 {
-                    entry.causes = causes::between(before, gap, tools, input);
+                    entry.causes =
+                        causes::between(before, gap, tools, scan.replaces_of(gap), input);
                     debug_assert!(!entry.causes.is_empty(), "a break has a cause");
                 }
                 if gap.updates > 0 && entry.causes.is_empty() {

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::gaps::{Gap, ReplaceKind};
+use super::gaps::{Gap, Replace, ReplaceKind};
 use super::tools::ToolChanges;
 use super::{CacheEntry, CacheOptions, LedgerInput};
 use crate::input::event::{RequestHeader, Seq};
@@ -123,11 +123,12 @@ pub enum CacheCause {
 }
 
 /// The causes of SPEC 11 item 3 between the previous request (`before`) and this one, whose
-/// tools differ from the previous ones by `tools`.
+/// tools differ from the previous ones by `tools`, with the gap's `replaces`.
 pub(super) fn between(
     before: &Gap,
     gap: &Gap,
     tools: ToolChanges,
+    replaces: &[Replace],
     input: &LedgerInput<'_>,
 ) -> Vec<CacheCause> {
     let mut causes = Vec::new();
@@ -144,7 +145,7 @@ pub(super) fn between(
             changed: tools.changed,
         });
     }
-    for replace in &gap.replaces {
+    for replace in replaces {
         let (seq, start_seq, end_seq) = (replace.seq, replace.start, replace.end);
         causes.push(match &replace.kind {
             ReplaceKind::System(text) => CacheCause::SystemRewrite {

@@ -2,6 +2,7 @@
 //! previous request's read point (exclusive) and its own (inclusive): headers, replaces,
 //! in-history updates, and where the replaces broke the previous request's prefix.
 
+use std::ops::Range;
 use std::rc::Rc;
 
 use super::causes::Route;
@@ -55,8 +56,8 @@ pub(super) struct Gap {
     pub route: Option<Rc<Route>>,
     /// A header with reason `series` or `startsSeries` in the gap.
     pub series: bool,
-    /// The replaces in the gap, in seq order.
-    pub replaces: Vec<Replace>,
+    /// The replaces in the gap, in seq order: a range of [`Scan::replaces`].
+    pub replaces: Range<usize>,
     /// In-history updates (system appends with `update` true) in the gap.
     pub updates: u32,
     /// Where the gap's replaces broke the previous request's prefix.
@@ -65,12 +66,31 @@ pub(super) struct Gap {
     pub lost: bool,
 }
 
+/// The gaps of a window's requests and the replaces they hold (one list, so that a gap costs
+/// no allocation of its own).
+pub(super) struct Scan {
+    /// The gap of every request, in order.
+    pub gaps: Vec<Gap>,
+    /// Every replace of the window, in seq order.
+    pub replaces: Vec<Replace>,
+}
+
+impl Scan {
+    /// The replaces in `gap`.
+    pub fn replaces_of(&self, gap: &Gap) -> &[Replace] {
+        let found = self.replaces.get(gap.replaces.clone());
+        debug_assert!(found.is_some(), "a gap's replaces are in the list");
+        found.unwrap_or_default()
+    }
+}
+
 /// The gap of every request, in order.
-pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Vec<Gap> {
+pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Scan {
     let window_start = input.events.first().map_or(0, |event| event.seq);
     let mut positions = Positions::new(window_start, input.events.len());
     let mut gaps = Vec::with_capacity(requests.len());
     let mut gap = Gap::default();
+    let mut replaces = Vec::new();
     let mut lost = false;
     let mut starts = Vec::with_capacity(requests.len());
     let mut header: Option<Rc<RequestHeader>> = None;
@@ -82,7 +102,13 @@ pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Vec<Ga
     let mut answer: Option<Seq> = None;
     for event in input.events {
         while let Some(request) = next.filter(|request| request.seq < event.seq) {
-            gaps.push(close(&mut gap, request, (&header, &route), last_time, lost));
+            gaps.push(close(
+                &mut gap,
+                request,
+                (&header, &route),
+                (last_time, lost),
+                replaces.len(),
+            ));
             answer = request.answer.as_ref().map(|(seq, _)| *seq);
             next = pending.next();
         }
@@ -115,7 +141,7 @@ pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Vec<Ga
                         gap.brk = Some(at);
                     }
                 }
-                gap.replaces.push(Replace {
+                replaces.push(Replace {
                     seq: event.seq,
                     kind: replace_kind(&event.kind),
                     start,
@@ -136,13 +162,19 @@ pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Vec<Ga
         }
     }
     for request in next.into_iter().chain(pending) {
-        gaps.push(close(&mut gap, request, (&header, &route), last_time, lost));
+        gaps.push(close(
+            &mut gap,
+            request,
+            (&header, &route),
+            (last_time, lost),
+            replaces.len(),
+        ));
     }
     debug_assert_eq!(starts.len(), gaps.len(), "one request per step start");
     for (gap, start) in gaps.iter_mut().zip(starts) {
         gap.start_seq = start;
     }
-    gaps
+    Scan { gaps, replaces }
 }
 
 /// Ends the gap of `request` and starts the next one.
@@ -150,10 +182,12 @@ fn close(
     gap: &mut Gap,
     request: &RequestState,
     (header, route): (&Option<Rc<RequestHeader>>, &Option<Rc<Route>>),
-    read_time: Time,
-    lost: bool,
+    (read_time, lost): (Time, bool),
+    replaces_end: usize,
 ) -> Gap {
     let mut done = std::mem::take(gap);
+    done.replaces.end = replaces_end;
+    gap.replaces = replaces_end..replaces_end;
     done.read_seq = request.seq;
     done.read_time = read_time;
     done.incomplete = request.sums.incomplete;

@@ -3,6 +3,8 @@
 //! a name pairs with the n-th of the same name in the other list, and a pair whose JSON texts
 //! differ is changed.
 
+use std::borrow::Cow;
+
 use crate::input::event::RequestHeader;
 use crate::input::json::stringify::js_stringify;
 use crate::input::json::JsonValue;
@@ -23,18 +25,23 @@ impl ToolChanges {
     }
 }
 
-/// A tool's name and JSON text.
-fn named(tool: &JsonValue) -> (String, String) {
-    let text = js_stringify(tool);
-    let name = tool_name(tool).map_or_else(|| text.clone(), str::to_owned);
-    (name, text)
+/// A tool's name (its JSON text when it has none) and the tool.
+fn named(tool: &JsonValue) -> (Cow<'_, str>, &JsonValue) {
+    let name = tool_name(tool).map_or_else(|| Cow::Owned(js_stringify(tool)), Cow::Borrowed);
+    (name, tool)
 }
 
-fn list(header: Option<&RequestHeader>) -> Vec<(String, String)> {
+fn list(header: Option<&RequestHeader>) -> Vec<(Cow<'_, str>, &JsonValue)> {
     match header.map(|header| &*header.tools) {
         Some(JsonValue::Array(tools)) => tools.iter().map(named).collect(),
         _ => Vec::new(),
     }
+}
+
+/// Whether two tools have the same JSON text: equal values do, and the rare unequal pair is
+/// compared by text (`1e400` and `null` both print `null`).
+fn same_text(a: &JsonValue, b: &JsonValue) -> bool {
+    a == b || js_stringify(a) == js_stringify(b)
 }
 
 fn tools_text(header: Option<&RequestHeader>) -> &str {
@@ -59,25 +66,25 @@ pub(super) fn compare(
     // Tool lists are short: a linear search per tool keeps the module small.
     let mut paired = vec![false; old.len()];
     let mut changes = ToolChanges::default();
-    for (name, text) in &new {
+    for (name, tool) in &new {
         let partner = old
             .iter()
             .zip(paired.iter_mut())
             .find(|((old_name, _), paired)| !**paired && old_name == name);
         match partner {
-            Some(((_, old_text), paired)) => {
+            Some(((_, old_tool), paired)) => {
                 *paired = true;
-                if old_text != text {
-                    changes.changed.push(name.clone());
+                if !same_text(old_tool, tool) {
+                    changes.changed.push(name.clone().into_owned());
                 }
             }
-            None => changes.added.push(name.clone()),
+            None => changes.added.push(name.clone().into_owned()),
         }
     }
     // The first tools of a name pair first, so the unpaired ones are the last of their name.
     for ((name, _), paired) in old.iter().zip(&paired) {
         if !paired {
-            changes.removed.push(name.clone());
+            changes.removed.push(name.clone().into_owned());
         }
     }
     changes
@@ -133,5 +140,22 @@ mod tests {
         // A plain name that becomes an object of the same name is changed.
         let e = header(r#"[{"name":"read","p":1}]"#);
         assert_eq!(compare(Some(&a), Some(&e)).changed, ["read"]);
+    }
+
+    #[test]
+    fn tools_that_print_the_same_text_are_not_changed() {
+        // Unequal values, one text: 1e400 is infinity, which prints `null` as in JavaScript.
+        // The lists differ by `x`, so the pair of `read` is compared.
+        let a = header(r#"[{"name":"read","p":1e400},"x"]"#);
+        let b = header(r#"[{"name":"read","p":null}]"#);
+        let changes = compare(Some(&a), Some(&b));
+        assert!(changes.changed.is_empty());
+        assert_eq!(changes.removed, ["x"]);
+        // Two lists whose texts differ only by another tool: equal values are not changed.
+        let c = header(r#"[{"name":"read","p":{"q":[1,2]}},"bash"]"#);
+        let d = header(r#"[{"name":"read","p":{"q":[1,2]}}]"#);
+        let changes = compare(Some(&c), Some(&d));
+        assert!(changes.changed.is_empty());
+        assert_eq!(changes.removed, ["bash"]);
     }
 }
