@@ -800,6 +800,32 @@ fn second_request(events: Vec<Value>) -> CacheEntry {
 }
 
 #[test]
+fn a_route_appears_when_a_header_gains_a_config() {
+    // Step 1's header has no config (no route); step 2's names one: the route changed.
+    let mut events = first_step();
+    events[3]["data"]["header"]
+        .as_object_mut()
+        .unwrap()
+        .remove("config");
+    events.push(step_start(6, 2));
+    events.push(header(7, read_tool(), route(), "change", false));
+    events.push(answer(8, 14, json!({})));
+    let entry = second_request(events);
+    assert_eq!(entry.kept_tokens, Some(0));
+    let chat = Route {
+        provider: Some("deepseek".into()),
+        model: Some("deepseek-chat".into()),
+    };
+    assert_eq!(
+        entry.causes,
+        [CacheCause::Route {
+            from: Route::default(),
+            to: chat
+        }]
+    );
+}
+
+#[test]
 fn a_route_change_keeps_nothing() {
     let mut events = first_step();
     events.push(step_start(6, 2));

@@ -124,10 +124,21 @@ pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Scan {
         }
         if let Some(found) = event.header() {
             gap.series |= found.starts_series || found.reason == HeaderReason::Series;
-            // A header that repeats the route shares the previous one's.
-            let found_route = Route::of(found);
-            if route.as_deref() != Some(&found_route) {
-                route = Some(Rc::new(found_route));
+            // A header that repeats the config (shared by the interner) or the route shares
+            // the previous one's.
+            let same_config =
+                header
+                    .as_deref()
+                    .is_some_and(|last| match (&last.config, &found.config) {
+                        (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                        (None, None) => true,
+                        _ => false,
+                    });
+            if !same_config {
+                let found_route = Route::of(found);
+                if route.as_deref() != Some(&found_route) {
+                    route = Some(Rc::new(found_route));
+                }
             }
             header = Some(Rc::clone(found));
         }
