@@ -94,4 +94,18 @@ npm_install "$root"
 # tests/bundlers: playwright-core here; each app's pinned tools are installed by its run.mjs.
 [ -f "$root/tests/bundlers/package-lock.json" ] && npm_install "$root/tests/bundlers"
 
+# The command's DuckDB contract test (cli/tests/duckdb_contract.py): the duckdb Python package in a
+# virtual environment under the repository (.venv/, git-ignored; Debian's pip refuses to install
+# into the system Python). SKIP_DUCKDB=1 leaves it out.
+duckdb_version=2.0.1
+if [ "${SKIP_DUCKDB:-0}" != 1 ] && ! "$root/.venv/bin/python" -c "import duckdb, sys; sys.exit(duckdb.__version__ != '$duckdb_version')" 2>/dev/null; then
+  log "installing duckdb $duckdb_version for the command's contract test (.venv/, pip)"
+  if ! python3 -m venv "$root/.venv" 2>/dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+    python3 -m venv "$root/.venv"
+  fi
+  "$root/.venv/bin/python" -m pip install -q --disable-pip-version-check "duckdb==$duckdb_version"
+fi
+
 log "ready (wasm-pack $(wasm-pack --version | awk '{print $2}'), wasm-bindgen $(wasm-bindgen --version | awk '{print $2}'), node $(node --version))"

@@ -18,10 +18,9 @@
 mod common;
 
 use promptfold::testkit as gen;
-use promptfold::LoadOptions;
 use promptfold::{
-    parse_events, CacheCause, CacheEntry, CacheLedger, CacheOptions, Conversation, Error, Prices,
-    Route, SessionEvent, TokenPrices,
+    parse_events, CacheCause, CacheEntry, CacheLedger, CacheOptions, Conversation, Error,
+    HeaderReason, LoadOptions, Prices, Route, SessionEvent, TokenPrices,
 };
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -337,7 +336,11 @@ fn tools_of(header: Option<&Value>) -> Vec<(String, String)> {
     tools
         .iter()
         .map(|tool| {
-            let text = gen::js_stringify(&promptfold::JsonValue::parse(&tool.to_string()).unwrap());
+            // `JSON.stringify(tool)`, as the crate writes it: a header of that tool alone.
+            let one = promptfold::JsonValue::parse(&format!("[{tool}]")).unwrap();
+            let header =
+                promptfold::RequestHeader::new(None, Some(one), HeaderReason::Other, false);
+            let text = header.tools_text[1..header.tools_text.len() - 1].to_owned();
             // The crate's one tool-name rule: `name`, `function.name`, a plain string.
             let name = (tool["name"].as_str())
                 .or_else(|| tool["function"]["name"].as_str())
@@ -495,11 +498,11 @@ fn reference(conversation: &Conversation, events: &[Value], ttl: Option<f64>) ->
                                             .filter_map(|block| block["text"].as_str())
                                             .collect::<String>()
                                     });
-                                    let prompt = |system: &str| {
+                                    let prompt = |text: &str| {
                                         promptfold::PromptSnapshot::new(
                                             None,
-                                            system,
-                                            promptfold::JsonValue::Null,
+                                            text,
+                                            promptfold::JsonValue::Array(Vec::new()),
                                         )
                                     };
                                     let sections = promptfold::diff_prompts(
@@ -729,7 +732,17 @@ proptest! {
         let fresh = loaded(&log);
         let pieces = by_pieces(&events, cut.min(events.len()), live, page);
         let options = CacheOptions { prices: None, cache_ttl_ms: Some(1000.0) };
-        prop_assert_eq!(pieces.cache_ledger(&options).unwrap(), fresh.cache_ledger(&options).unwrap());
+        let expected = fresh.cache_ledger(&options).unwrap();
+        prop_assert_eq!(&pieces.cache_ledger(&options).unwrap(), &expected);
+        // Fed as JSON lines in pieces cut anywhere, the ledger is the fresh load's after each
+        // piece that completes the log.
+        let text = gen::lines_text(&log) + "\n";
+        let mut fed = Conversation::new();
+        let size = live * 97 + page;
+        for piece in text.as_bytes().chunks(size) {
+            fed.feed(piece).unwrap();
+        }
+        prop_assert_eq!(&fed.cache_ledger(&options).unwrap(), &expected);
         check_reference(&fresh, &log, Some(1000.0)).map_err(TestCaseError::fail)?;
     }
 }

@@ -973,7 +973,10 @@ fn check_cache_ledger(conversation: &Conversation, options: &CacheOptions) {
             }
             let mut fresh = Conversation::new();
             fresh
-                .load(conversation.events().to_vec(), conversation.has_more())
+                .load(
+                    conversation.events().to_vec(),
+                    LoadOptions::default().with_has_more(conversation.has_more()),
+                )
                 .expect("a fresh load of the window's own events succeeds");
             assert_eq!(
                 fresh.cache_ledger(options).ok(),

@@ -2,6 +2,7 @@
 //! and back, and turns [`crate::Error`] into JS `Error`s with a stable `code`.
 
 mod batch;
+mod bytes;
 mod cache;
 mod cards;
 mod context;

@@ -1,0 +1,94 @@
+// Wasm memory after reading a session file whole (`loadJson` of its bytes) and in pieces
+// (`feed`, 1 MiB at a time), each in a fresh process so that neither sees the other's memory.
+//
+//   node bench/js/stream-memory.mjs generate FILE MB [PROFILE]  writes a JSON lines session file
+//                                                               (header row, then the shared
+//                                                               generator's events) of about MB
+//   node bench/js/stream-memory.mjs run FILE loadJson|feed      prints one JSON line
+//   node bench/js/stream-memory.mjs compare FILE [RUNS]         runs both RUNS times (default 3),
+//                                                               alternating, and prints medians
+//
+// The package is pkg/node (scripts/build.sh builds it), or the folder PROMPTFOLD_PKG names.
+import { execFileSync } from "node:child_process";
+import { closeSync, openSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { sessionEvents } from "../../tests/js/kit/session.mjs";
+
+const [, script, command, file, ...rest] = process.argv;
+const MiB = 1024 * 1024;
+
+function generate(path, megabytes, profile = "large") {
+  const fd = openSync(path, "w");
+  const header = { type: "session", version: 4, id: "s-bench", createdAt: 1_700_000_000_000, cwd: "/w" };
+  let chunk = `${JSON.stringify(header)}\n`;
+  let events = 0;
+  for (const event of sessionEvents({ profile, seed: 31, maxBytes: megabytes * MiB })) {
+    chunk += `${JSON.stringify(event)}\n`;
+    events += 1;
+    if (chunk.length > MiB) {
+      writeSync(fd, chunk);
+      chunk = "";
+    }
+  }
+  writeSync(fd, chunk);
+  closeSync(fd);
+  console.log(JSON.stringify({ path, profile, events, bytes: statSync(path).size }));
+}
+
+async function run(path, how) {
+  const dir = process.env.PROMPTFOLD_PKG || join(import.meta.dirname, "..", "..", "pkg", "node");
+  const promptfold = await import(pathToFileURL(join(dir, "promptfold.js")).href);
+  const conversation = new promptfold.Conversation();
+  const before = promptfold.wasmMemoryBytes();
+  const started = performance.now();
+  if (how === "loadJson") {
+    conversation.loadJson(readFileSync(path));
+  } else {
+    const fd = openSync(path, "r");
+    const piece = new Uint8Array(MiB);
+    for (;;) {
+      const read = readSync(fd, piece, 0, MiB, null);
+      if (read === 0) break;
+      conversation.feed(piece.subarray(0, read));
+    }
+    closeSync(fd);
+  }
+  const ms = performance.now() - started;
+  console.log(
+    JSON.stringify({
+      how,
+      events: conversation.length,
+      ms: Math.round(ms),
+      wasmBefore: before,
+      wasmAfter: promptfold.wasmMemoryBytes(),
+      rssMB: Math.round(process.memoryUsage().rss / MiB),
+    }),
+  );
+}
+
+function compare(path, runs = 3) {
+  const results = { loadJson: [], feed: [] };
+  for (let i = 0; i < runs; i++) {
+    for (const how of ["loadJson", "feed"]) {
+      const line = execFileSync(process.execPath, [script, "run", path, how], { encoding: "utf8" });
+      results[how].push(JSON.parse(line));
+    }
+  }
+  const median = (values) => values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)];
+  const summary = {};
+  for (const [how, lines] of Object.entries(results)) {
+    summary[how] = {
+      events: lines[0].events,
+      ms: median(lines.map((line) => line.ms)),
+      wasmMB: Math.round(median(lines.map((line) => line.wasmAfter)) / MiB),
+    };
+  }
+  summary.ratio = Math.round((summary.loadJson.wasmMB / summary.feed.wasmMB) * 100) / 100;
+  console.log(JSON.stringify({ bytes: statSync(path).size, runs, ...summary }));
+}
+
+if (command === "generate") generate(file, Number(rest[0]), rest[1]);
+else if (command === "run") await run(file, rest[0]);
+else if (command === "compare") compare(file, Number(rest[0] ?? 3));
+else throw new Error("usage: see the header of bench/js/stream-memory.mjs");

@@ -1,0 +1,4 @@
+//! The report's formats: a table for people, JSON, JSON lines and CSV for machines.
+
+pub mod machine;
+pub mod table;

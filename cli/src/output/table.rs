@@ -1,0 +1,229 @@
+//! The report as a table for people, at most 100 columns wide.
+
+use std::io::Write;
+
+use crate::aggregate::Report;
+use crate::when::date_of;
+
+/// Left or right aligned.
+#[derive(Clone, Copy)]
+enum Align {
+    Left,
+    Right,
+}
+
+/// A column: title, width, alignment.
+type Column = (&'static str, usize, Align);
+
+const SESSIONS: [Column; 10] = [
+    ("SESSION", 20, Align::Left),
+    ("CREATED", 10, Align::Left),
+    ("REQS", 5, Align::Right),
+    ("TOKENS", 7, Align::Right),
+    ("EXP%", 6, Align::Right),
+    ("OBS%", 6, Align::Right),
+    ("BROKEN", 7, Align::Right),
+    ("TOP CAUSE", 14, Align::Left),
+    ("SAVED", 7, Align::Right),
+    ("COST", 8, Align::Right),
+];
+
+const CAUSES: [Column; 5] = [
+    ("CAUSE", 16, Align::Left),
+    ("SESSIONS", 8, Align::Right),
+    ("REQUESTS", 8, Align::Right),
+    ("BROKEN", 8, Align::Right),
+    ("COST", 9, Align::Right),
+];
+
+/// The widest line the table writes.
+#[cfg(test)]
+pub const WIDTH: usize = 100;
+
+/// Fits `text` in `width` characters (cut with `…`).
+fn fit(text: &str, width: usize, align: Align) -> String {
+    let count = text.chars().count();
+    let text = if count > width {
+        let kept: String = text.chars().take(width.saturating_sub(1)).collect();
+        format!("{kept}…")
+    } else {
+        text.to_string()
+    };
+    match align {
+        Align::Left => format!("{text:<width$}"),
+        Align::Right => format!("{text:>width$}"),
+    }
+}
+
+fn line(columns: &[Column], cells: &[String]) -> String {
+    let parts: Vec<String> = columns
+        .iter()
+        .zip(cells)
+        .map(|((_, width, align), cell)| fit(cell, *width, *align))
+        .collect();
+    parts.join(" ").trim_end().to_string()
+}
+
+fn titles(columns: &[Column]) -> String {
+    let cells: Vec<String> = columns
+        .iter()
+        .map(|(title, _, _)| title.to_string())
+        .collect();
+    line(columns, &cells)
+}
+
+/// `1234` as `1.2k`, `1234567` as `1.2M`; below 10 000 exact.
+pub fn short(value: u64) -> String {
+    #[allow(clippy::cast_precision_loss)]
+    let float = value as f64;
+    if value < 10_000 {
+        value.to_string()
+    } else if value < 1_000_000 {
+        format!("{:.1}k", float / 1e3)
+    } else if value < 1_000_000_000 {
+        format!("{:.1}M", float / 1e6)
+    } else {
+        format!("{:.1}G", float / 1e9)
+    }
+}
+
+fn percent(rate: Option<f64>) -> String {
+    rate.map_or_else(|| "-".to_string(), |rate| format!("{:.1}", rate * 100.0))
+}
+
+fn money(cost: Option<f64>, estimated: Option<bool>) -> String {
+    match cost {
+        Some(cost) => {
+            let mark = if estimated == Some(true) { "~" } else { "" };
+            if cost > 0.0 && cost < 0.005 {
+                format!("{mark}<0.01")
+            } else {
+                format!("{mark}{cost:.2}")
+            }
+        }
+        None => "-".to_string(),
+    }
+}
+
+fn maybe(value: Option<u64>) -> String {
+    value.map_or_else(|| "-".to_string(), short)
+}
+
+/// Writes the table: sessions, a total line, the causes ranked, what was read.
+pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(out, "{}", titles(&SESSIONS))?;
+    for row in &report.sessions {
+        let mut label = row.label();
+        if row.torn_tail || row.incomplete {
+            label.push('*');
+        }
+        let cells = [
+            label,
+            row.created_at
+                .and_then(date_of)
+                .unwrap_or_else(|| "-".to_string()),
+            short(row.requests),
+            short(row.total_tokens),
+            percent(row.expected_hit_rate),
+            percent(row.observed_hit_rate),
+            maybe(row.broken_tokens),
+            row.top_cause.clone().unwrap_or_else(|| "-".to_string()),
+            short(row.saved_tokens),
+            money(row.cost, row.cost_estimated),
+        ];
+        writeln!(out, "{}", line(&SESSIONS, &cells))?;
+    }
+    let totals = &report.totals;
+    let shown = report.sessions.len() as u64;
+    let label = if shown < report.counts.sessions {
+        format!("TOTAL ({} of {})", shown, report.counts.sessions)
+    } else {
+        format!("TOTAL ({})", report.counts.sessions)
+    };
+    let cells = [
+        label,
+        String::new(),
+        short(totals.requests),
+        short(totals.total_tokens),
+        percent(totals.expected_hit_rate),
+        percent(totals.observed_hit_rate),
+        maybe(totals.broken_tokens),
+        report
+            .causes
+            .first()
+            .map_or_else(|| "-".to_string(), |cause| cause.kind.clone()),
+        short(totals.saved_tokens),
+        money(totals.cost, totals.cost_estimated),
+    ];
+    writeln!(out, "{}", line(&SESSIONS, &cells))?;
+
+    writeln!(out)?;
+    if report.causes.is_empty() {
+        writeln!(out, "No request broke the cache.")?;
+    } else {
+        writeln!(out, "{}", titles(&CAUSES))?;
+        for cause in &report.causes {
+            let cells = [
+                cause.kind.clone(),
+                short(cause.sessions),
+                short(cause.requests),
+                short(cause.broken_tokens),
+                money(cause.cost, None),
+            ];
+            writeln!(out, "{}", line(&CAUSES, &cells))?;
+        }
+    }
+    writeln!(out)?;
+    let counts = &report.counts;
+    writeln!(
+        out,
+        "{} sessions from {} files; {} filtered out; {} problems.",
+        counts.sessions, counts.files, counts.filtered_out, counts.problems
+    )?;
+    if counts.skipped_files > 0 {
+        writeln!(
+            out,
+            "{} files not read: locks, backups, older versions of a session.",
+            counts.skipped_files
+        )?;
+    }
+    if report
+        .sessions
+        .iter()
+        .any(|row| row.torn_tail || row.incomplete)
+    {
+        writeln!(
+            out,
+            "* the file was cut short: the figures cover the rows before the cut."
+        )?;
+    }
+    if totals.cost_estimated == Some(true) {
+        writeln!(
+            out,
+            "~ estimated cost: some requests have no observed usage."
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_fit_100() {
+        let sessions: usize = SESSIONS.iter().map(|(_, width, _)| width + 1).sum();
+        let causes: usize = CAUSES.iter().map(|(_, width, _)| width + 1).sum();
+        assert!(sessions - 1 <= WIDTH, "{sessions}");
+        assert!(causes - 1 <= WIDTH, "{causes}");
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(short(9_999), "9999");
+        assert_eq!(short(12_345), "12.3k");
+        assert_eq!(short(12_345_678), "12.3M");
+        assert_eq!(fit("abcdef", 4, Align::Left), "abc…");
+        assert_eq!(fit("ab", 4, Align::Right), "  ab");
+    }
+}

@@ -1,0 +1,271 @@
+//! Every class of bad input in one folder with good files: the good ones are fully reported,
+//! each bad one is named once (stderr and the `errors` list), and the exit status is 1.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects
+)]
+
+mod common;
+
+use common::{example, json, put, run, run_in, zstd};
+use serde_json::Value;
+
+/// A session file of two zstd frames whose second frame is cut short.
+fn cut_in_second_frame() -> Vec<u8> {
+    let text = example("session.jsonl");
+    let lines: Vec<&[u8]> = text.split_inclusive(|b| *b == b'\n').collect();
+    let half = lines.len() / 2;
+    let mut bytes = zstd(&lines[..half].concat());
+    let second = zstd(&lines[half..].concat());
+    bytes.extend_from_slice(&second[..second.len() / 2]);
+    bytes
+}
+
+#[test]
+fn every_bad_input_class_is_named_once_and_the_good_files_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // Good: a harness folder with an older version and a lock file beside the newest.
+    put(
+        root,
+        "sessions/app/s-1/session.v4.jsonl",
+        &example("session.jsonl"),
+    );
+    put(
+        root,
+        "sessions/app/s-1/session.v3.jsonl",
+        b"not read: an older version\n",
+    );
+    put(root, "sessions/app/s-1/session.v4.jsonl.lock", b"");
+    put(
+        root,
+        "sessions/app/s-1/session.v4.jsonl.bak",
+        b"not read: a backup\n",
+    );
+    put(
+        root,
+        "sessions/app/s-2/session.v4.jsonl.zstd",
+        &zstd(&example("seqless.jsonl")),
+    );
+    // Torn last line: reported with the rows before it.
+    put(
+        root,
+        "sessions/app/s-3/session.v4.jsonl",
+        &example("torn.jsonl"),
+    );
+    // Bad.
+    put(
+        root,
+        "sessions/other/notes.jsonl",
+        b"{\"a\":1}\n{\"b\":2}\n",
+    );
+    put(
+        root,
+        "sessions/other/picture.jsonl",
+        &[0x89, b'P', b'N', b'G', 0, 1, 2, 0xff, b'\n'],
+    );
+    put(root, "sessions/other/empty.jsonl", b"");
+    put(
+        root,
+        "sessions/app/s-4/session.v4.jsonl",
+        &example("format2.jsonl"),
+    );
+    put(
+        root,
+        "sessions/app/s-5/session.v4.jsonl.zstd",
+        &cut_in_second_frame(),
+    );
+    let mut garbage = zstd(b"{\"type\":\"session\"}\n")[..6].to_vec();
+    garbage.extend_from_slice(&[0x55; 40]);
+    put(root, "sessions/app/s-6/session.v4.jsonl.zstd", &garbage);
+    let mut bad_row = example("session.jsonl");
+    bad_row.extend_from_slice(b"{\"seq\":1,\"time\":1,\"type\":\"turn/start\",\"data\":{}}\n");
+    bad_row.extend_from_slice(b"{\"seq\":90,\"time\":1,\"type\":\"turn/start\",\"data\":{}}\n");
+    put(root, "sessions/app/s-7/session.v4.jsonl", &bad_row);
+    std::os::unix::fs::symlink(
+        root.join("nowhere.jsonl"),
+        root.join("sessions/other/gone.jsonl"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(root.join("sessions"), root.join("sessions/app/loop")).unwrap();
+
+    let out = run_in(root, &["report", "sessions", "--format", "json", "--quiet"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report = json(&out);
+
+    let mut rows: Vec<(String, bool, bool)> = report["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            (
+                row["path"].as_str().unwrap().to_string(),
+                row["tornTail"].as_bool().unwrap(),
+                row["incomplete"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    rows.sort();
+    let expected_rows = vec![
+        (
+            "sessions/app/s-1/session.v4.jsonl".to_string(),
+            false,
+            false,
+        ),
+        (
+            "sessions/app/s-2/session.v4.jsonl.zstd".to_string(),
+            false,
+            false,
+        ),
+        ("sessions/app/s-3/session.v4.jsonl".to_string(), true, false),
+        (
+            "sessions/app/s-5/session.v4.jsonl.zstd".to_string(),
+            false,
+            true,
+        ),
+    ];
+    assert_eq!(rows, expected_rows);
+
+    let mut errors: Vec<(String, String, bool)> = report["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|problem| {
+            (
+                problem["path"].as_str().unwrap().to_string(),
+                problem["kind"].as_str().unwrap().to_string(),
+                problem["reported"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    errors.sort();
+    let expected_errors: Vec<(String, String, bool)> = [
+        ("sessions/app/loop", "directory-loop", false),
+        ("sessions/app/s-3/session.v4.jsonl", "torn-tail", true),
+        (
+            "sessions/app/s-4/session.v4.jsonl",
+            "unsupported-version",
+            false,
+        ),
+        (
+            "sessions/app/s-5/session.v4.jsonl.zstd",
+            "corrupt-zstd",
+            true,
+        ),
+        (
+            "sessions/app/s-6/session.v4.jsonl.zstd",
+            "corrupt-zstd",
+            false,
+        ),
+        ("sessions/app/s-7/session.v4.jsonl", "bad-event", false),
+        ("sessions/other/empty.jsonl", "not-a-session-log", false),
+        ("sessions/other/gone.jsonl", "unreadable", false),
+        ("sessions/other/notes.jsonl", "not-a-session-log", false),
+        ("sessions/other/picture.jsonl", "not-a-session-log", false),
+    ]
+    .iter()
+    .map(|(path, kind, reported)| (path.to_string(), kind.to_string(), *reported))
+    .collect();
+    assert_eq!(errors, expected_errors);
+
+    // Each problem is named once on stderr too (--quiet keeps them).
+    for (path, kind, _) in &expected_errors {
+        let named = out
+            .stderr
+            .lines()
+            .filter(|line| line.contains(&format!("{path}: {kind}")))
+            .count();
+        assert_eq!(named, 1, "{path} {kind}:\n{}", out.stderr);
+    }
+    assert_eq!(
+        out.stderr.lines().count(),
+        expected_errors.len(),
+        "{}",
+        out.stderr
+    );
+
+    let counts = &report["counts"];
+    assert_eq!(counts["sessions"], Value::from(4));
+    assert_eq!(counts["problems"], Value::from(10));
+    assert_eq!(counts["failed"], Value::from(8));
+    // The older version, the lock file and the backup.
+    assert_eq!(counts["skippedFiles"], Value::from(3));
+
+    // The good files are reported whole: the same figures as on their own.
+    let alone = json(&run(&[
+        "report",
+        "examples/sessions/session.jsonl",
+        "--format",
+        "json",
+    ]));
+    let s1 = report["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["path"] == "sessions/app/s-1/session.v4.jsonl")
+        .unwrap();
+    for member in [
+        "events",
+        "requests",
+        "totalTokens",
+        "keptTokens",
+        "brokenTokens",
+        "bytes",
+    ] {
+        assert_eq!(s1[member], alone["sessions"][0][member], "{member}");
+    }
+    // The part of the cut stream before the damage: its first frame's rows.
+    let s5 = report["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["path"] == "sessions/app/s-5/session.v4.jsonl.zstd")
+        .unwrap();
+    let whole = alone["sessions"][0]["events"].as_u64().unwrap();
+    let part = s5["events"].as_u64().unwrap();
+    assert!(part > 0 && part < whole, "{part} of {whole}");
+}
+
+#[test]
+fn a_batch_of_good_files_exits_0_and_a_usage_error_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path(),
+        "a/s/session.v4.jsonl",
+        &example("session.jsonl"),
+    );
+    assert_eq!(run_in(dir.path(), &["report", "a", "--quiet"]).code, 0);
+    // A torn tail alone still exits 0: the file was read, the rows before the cut reported.
+    put(dir.path(), "b/s/session.v4.jsonl", &example("torn.jsonl"));
+    assert_eq!(run_in(dir.path(), &["report", "b", "--quiet"]).code, 0);
+    assert_eq!(run_in(dir.path(), &["report"]).code, 2);
+    assert_eq!(
+        run_in(dir.path(), &["report", "a", "--format", "xml"]).code,
+        2
+    );
+    assert_eq!(
+        run_in(dir.path(), &["report", "a", "--since", "yesterday"]).code,
+        2
+    );
+    assert_eq!(
+        run_in(dir.path(), &["report", "a", "--prices", "missing.json"]).code,
+        2
+    );
+    put(
+        dir.path(),
+        "bad-prices.json",
+        b"{\"default\":{\"input\":-1,\"cacheRead\":0,\"output\":1}}",
+    );
+    assert_eq!(
+        run_in(dir.path(), &["report", "a", "--prices", "bad-prices.json"]).code,
+        2
+    );
+    assert_eq!(run_in(dir.path(), &["show", "missing.jsonl"]).code, 1);
+    assert_eq!(run_in(dir.path(), &["--help"]).code, 0);
+    let help = run_in(dir.path(), &["report", "--help"]);
+    assert!(help.stdout.contains("Examples:") && help.stdout.contains("Exit status"));
+}
