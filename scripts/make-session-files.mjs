@@ -1,5 +1,5 @@
 // Writes the session files in examples/sessions/: small logs in the shapes the harness writes
-// (SPEC section 10), used by the examples, their test, the framed JS tests and the demo's
+// (BEHAVIOUR.md section 10), used by the examples, their test, the framed JS tests and the demo's
 // end-to-end test. Deterministic: run it again and `git diff` shows nothing (the .zst file is
 // made by Debian's `zstd`, see below).
 //

@@ -26,6 +26,9 @@ pub mod random;
 /// JavaScript's `String(number)` text of a number (the crate writes numbers as JS does; the
 /// tests compare with it).
 pub use crate::input::json::stringify::js_number_text;
+/// JavaScript's `JSON.stringify` text of a value (the crate compares tools by it; the tests
+/// use it as their oracle).
+pub use crate::input::json::stringify::js_stringify;
 pub use hostile::{hostile_text, json_tree, mutate, Mutation};
 pub use log::{
     array_text, build, lines_text, log_and_cut, parse, plan, plan_with, replace_first_log,

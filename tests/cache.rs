@@ -19,8 +19,8 @@ mod common;
 
 use promptfold::testkit as gen;
 use promptfold::{
-    parse_events, CacheCause, CacheEntry, CacheLedger, CacheOptions, Conversation, Error, Prices,
-    Route, SessionEvent, TokenPrices,
+    parse_events, CacheCause, CacheEntry, CacheLedger, CacheOptions, Conversation, Error,
+    HeaderReason, LoadOptions, Prices, Route, SessionEvent, TokenPrices,
 };
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -88,7 +88,9 @@ fn parsed(events: &[Value]) -> Vec<SessionEvent> {
 
 fn ledger_of(events: &[Value], options: &CacheOptions) -> CacheLedger {
     let mut conversation = Conversation::new();
-    conversation.load(parsed(events), false).unwrap();
+    conversation
+        .load(parsed(events), LoadOptions::default())
+        .unwrap();
     conversation.cache_ledger(options).unwrap()
 }
 
@@ -334,8 +336,11 @@ fn tools_of(header: Option<&Value>) -> Vec<(String, String)> {
     tools
         .iter()
         .map(|tool| {
-            let text =
-                promptfold::js_stringify(&promptfold::JsonValue::parse(&tool.to_string()).unwrap());
+            // `JSON.stringify(tool)`, as the crate writes it: a header of that tool alone.
+            let one = promptfold::JsonValue::parse(&format!("[{tool}]")).unwrap();
+            let header =
+                promptfold::RequestHeader::new(None, Some(one), HeaderReason::Other, false);
+            let text = header.tools_text[1..header.tools_text.len() - 1].to_owned();
             // The crate's one tool-name rule: `name`, `function.name`, a plain string.
             let name = (tool["name"].as_str())
                 .or_else(|| tool["function"]["name"].as_str())
@@ -493,15 +498,21 @@ fn reference(conversation: &Conversation, events: &[Value], ttl: Option<f64>) ->
                                             .filter_map(|block| block["text"].as_str())
                                             .collect::<String>()
                                     });
-                                    let sections = promptfold::diff::diff_system(
-                                        &old,
-                                        &new.unwrap_or_default(),
+                                    let prompt = |text: &str| {
+                                        promptfold::PromptSnapshot::new(
+                                            None,
+                                            text,
+                                            promptfold::JsonValue::Array(Vec::new()),
+                                        )
+                                    };
+                                    let sections = promptfold::diff_prompts(
+                                        &prompt(&old),
+                                        &prompt(&new.unwrap_or_default()),
                                     )
+                                    .system
                                     .sections
                                     .into_iter()
-                                    .filter(|s| {
-                                        s.status != promptfold::diff::SectionStatus::Unchanged
-                                    })
+                                    .filter(|s| s.status != promptfold::SectionStatus::Unchanged)
                                     .map(|s| s.title)
                                     .collect();
                                     CacheCause::SystemRewrite {
@@ -655,7 +666,9 @@ fn scramble(events: &mut [Value], choices: &[u8]) {
 
 fn loaded(events: &[Value]) -> Conversation {
     let mut conversation = Conversation::new();
-    conversation.load(parsed(events), false).unwrap();
+    conversation
+        .load(parsed(events), LoadOptions::default())
+        .unwrap();
     conversation
 }
 
@@ -663,7 +676,10 @@ fn by_pieces(events: &[SessionEvent], cut: usize, live: usize, page: usize) -> C
     let mut conversation = Conversation::new();
     let end = (cut + live.max(1)).min(events.len());
     conversation
-        .load(events[cut..end].to_vec(), cut > 0)
+        .load(
+            events[cut..end].to_vec(),
+            LoadOptions::default().with_has_more(cut > 0),
+        )
         .unwrap();
     for chunk in events[end..].chunks(live.max(1)) {
         conversation.append(chunk.to_vec()).unwrap();
@@ -672,7 +688,10 @@ fn by_pieces(events: &[SessionEvent], cut: usize, live: usize, page: usize) -> C
     while start > 0 {
         let from = start.saturating_sub(page.max(1));
         conversation
-            .prepend(events[from..start].to_vec(), from > 0)
+            .prepend(
+                events[from..start].to_vec(),
+                LoadOptions::default().with_has_more(from > 0),
+            )
             .unwrap();
         start = from;
     }
@@ -713,7 +732,17 @@ proptest! {
         let fresh = loaded(&log);
         let pieces = by_pieces(&events, cut.min(events.len()), live, page);
         let options = CacheOptions { prices: None, cache_ttl_ms: Some(1000.0) };
-        prop_assert_eq!(pieces.cache_ledger(&options).unwrap(), fresh.cache_ledger(&options).unwrap());
+        let expected = fresh.cache_ledger(&options).unwrap();
+        prop_assert_eq!(&pieces.cache_ledger(&options).unwrap(), &expected);
+        // Fed as JSON lines in pieces cut anywhere, the ledger is the fresh load's after each
+        // piece that completes the log.
+        let text = gen::lines_text(&log) + "\n";
+        let mut fed = Conversation::new();
+        let size = live * 97 + page;
+        for piece in text.as_bytes().chunks(size) {
+            fed.feed(piece).unwrap();
+        }
+        prop_assert_eq!(&fed.cache_ledger(&options).unwrap(), &expected);
         check_reference(&fresh, &log, Some(1000.0)).map_err(TestCaseError::fail)?;
     }
 }

@@ -1,4 +1,4 @@
-// Reads a session log the way SPEC section 10 describes it, for what the demo shows beside the
+// Reads a session log the way BEHAVIOUR.md section 10 describes it, for what the demo shows beside the
 // library's views: the transcript's events, the header and a torn last line. The library is the
 // judge of validity (the demo always loads the same bytes into a Conversation first); this reader
 // only turns rows the library accepted into events. Pure module: shared by app.js, open-log.js,

@@ -8,7 +8,7 @@
 // keeps the surface (alive nodes in surface order) to pick endpoints. Same seed, same bytes.
 // Files are JSON arrays with one event per line, readable by JSON.parse, by
 // Conversation.loadJson and by promptfold::parse_events. Event data has the harness's shapes
-// (SPEC section 1, docs/context.md): a user message's data is the message itself (compaction
+// (BEHAVIOUR.md section 1, docs/context.md): a user message's data is the message itself (compaction
 // summaries too), the other surface types carry `{ turn, step, message }`, and a tool result's
 // message is a user message holding one tool-result block, so the token estimates count the text.
 

@@ -12,7 +12,7 @@
 //! For each file, prints one JSON object on a line: medians of N runs (default 5) of the plain
 //! fold keeping the state of every relevant event, of `Conversation::load` (parsed events in; a
 //! run includes cloning the events, and `cloneMs` is the median of that clone alone) and of
-//! `views()`; one timed `parse_events` and one timed `Conversation::load_json` (text
+//! `views()` and `cache_ledger()`; one timed `parse_events` and one timed `Conversation::load_json` (text
 //! in); the mean time of `state_at`; and the bytes each keeps alive, counted by a global
 //! allocator wrapper (exact).
 // Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
@@ -32,7 +32,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use promptfold::LoadOptions;
-use promptfold::{inspect_system_prompt, parse_events, testkit, Conversation, SystemPromptState};
+use promptfold::{
+    inspect_system_prompt, parse_events, testkit, CacheOptions, Conversation, SystemPromptState,
+};
 
 /// The system allocator, counting the bytes currently allocated.
 struct Counting;
@@ -156,6 +158,8 @@ fn bench_text(name: &str, text: &str, runs: usize) -> String {
     let window_bytes = live() - before_load;
 
     let (views_ms, _) = median_ms(runs, || conversation.views());
+    let ledger_options = CacheOptions::default();
+    let (cache_ledger_ms, _) = median_ms(runs, || conversation.cache_ledger(&ledger_options));
 
     // state_at over seeded pseudo-random seqs of the window.
     let first = events.first().map_or(0, |event| event.seq);
@@ -186,7 +190,7 @@ fn bench_text(name: &str, text: &str, runs: usize) -> String {
             "\"parseMs\":{:.3},\"foldMs\":{:.3},\"foldTimes\":{},\"foldNsPerRelevant\":{:.1},",
             "\"loadMs\":{:.3},\"loadTimes\":{},\"cloneMs\":{:.3},\"loadJsonMs\":{:.3},",
             "\"loadEventsPerSecond\":{:.0},\"loadJsonEventsPerSecond\":{:.0},",
-            "\"viewsMs\":{:.3},\"stateAtNs\":{:.1},\"stateAtHits\":{},",
+            "\"viewsMs\":{:.3},\"cacheLedgerMs\":{:.3},\"stateAtNs\":{:.1},\"stateAtHits\":{},",
             "\"eventsBytes\":{},\"foldBytes\":{},\"windowBytes\":{},\"replacements\":{}}}"
         ),
         name,
@@ -204,6 +208,7 @@ fn bench_text(name: &str, text: &str, runs: usize) -> String {
         events.len() as f64 / (load_ms / 1e3),
         events.len() as f64 / (load_json_ms / 1e3),
         views_ms,
+        cache_ledger_ms,
         state_at_ns,
         hits,
         events_bytes,

@@ -2,7 +2,9 @@
 
 use std::io::Write;
 
-use promptfold::{CacheCause, CacheLedger, CardSource, Conversation, SurfaceOp};
+use promptfold::{
+    CacheCause, CacheLedger, CardKey, CardSource, Conversation, EventKind, SurfaceOp,
+};
 use serde::Serialize;
 
 use crate::args::ShowArgs;
@@ -32,24 +34,25 @@ struct ShowJson<'a> {
     cache_ledger: &'a CacheLedger,
 }
 
-/// What a prompt change on the timeline is.
-fn change_name(
-    conversation: &Conversation,
-    seq: promptfold::Seq,
-    update: bool,
-    first: bool,
-) -> String {
-    let event = conversation
-        .events()
-        .binary_search_by_key(&seq, |event| event.seq)
-        .ok()
-        .and_then(|index| conversation.events().get(index));
-    match event.and_then(|event| event.surface_op) {
-        Some(SurfaceOp::Replace { start, end }) => format!("rewrite of {start}..{end}"),
-        _ if update => "in-history update".to_string(),
-        _ if first => "initial prompt".to_string(),
-        _ => "prompt".to_string(),
-    }
+/// The sections a system card changed against the prompt before it (`+` added, `-` removed,
+/// `~` changed).
+fn card_sections(conversation: &Conversation, key: CardKey) -> Vec<String> {
+    let Some(diff) = conversation.card_diff(key) else {
+        return Vec::new();
+    };
+    diff.system
+        .sections
+        .iter()
+        .filter(|section| section.status != promptfold::SectionStatus::Unchanged)
+        .map(|section| {
+            let status = match section.status {
+                promptfold::SectionStatus::Added => "+",
+                promptfold::SectionStatus::Removed => "-",
+                _ => "~",
+            };
+            format!("{status}{}", section.title)
+        })
+        .collect()
 }
 
 fn step_label(turn: Option<u64>, step: Option<u64>) -> String {
@@ -158,41 +161,63 @@ fn text(
     writeln!(out)?;
     writeln!(out, "Prompt timeline")?;
     let mut first = true;
-    for card in views
-        .chat
+    // Every system/message event in order: the cards show where a prompt sits in the chat, but
+    // a rewrite changes a card in place, so the timeline reads the events themselves.
+    let system_events = conversation
+        .events()
         .iter()
-        .filter(|card| card.source == CardSource::System)
-    {
-        let name = change_name(conversation, card.seq, card.update, first);
-        first = false;
-        let sections: Vec<String> = conversation
-            .card_diff(card.key)
-            .map(|diff| {
-                diff.system
-                    .sections
+        .filter(|event| matches!(event.kind, EventKind::SystemMessage { .. }));
+    for event in system_events {
+        let update = conversation
+            .state_at(event.seq)
+            .and_then(|state| state.effective())
+            .is_some_and(|node| node.seq == event.seq && node.update);
+        let (name, sections) = match event.surface_op {
+            Some(SurfaceOp::Replace { start, end }) => {
+                // The ledger names the sections a rewrite changed (when it broke a request).
+                let sections = ledger
+                    .requests
                     .iter()
-                    .filter(|section| section.status != promptfold::SectionStatus::Unchanged)
-                    .map(|section| {
-                        let status = match section.status {
-                            promptfold::SectionStatus::Added => "+",
-                            promptfold::SectionStatus::Removed => "-",
-                            _ => "~",
-                        };
-                        format!("{status}{}", section.title)
+                    .flat_map(|entry| &entry.causes)
+                    .find_map(|cause| match cause {
+                        CacheCause::SystemRewrite { seq, sections, .. } if *seq == event.seq => {
+                            Some(sections.clone())
+                        }
+                        _ => None,
                     })
-                    .collect()
-            })
-            .unwrap_or_default();
+                    .unwrap_or_default();
+                (format!("rewrite of {start}..{end}"), sections)
+            }
+            _ => {
+                let name = if update {
+                    "in-history update"
+                } else if first {
+                    "initial prompt"
+                } else {
+                    "prompt"
+                };
+                let key = CardKey {
+                    source: CardSource::System,
+                    seq: event.seq,
+                };
+                (name.to_string(), card_sections(conversation, key))
+            }
+        };
+        first = false;
         let sections = if sections.is_empty() {
             String::new()
         } else {
             format!("  sections: {}", sections.join(", "))
         };
+        let turn = match event.turn {
+            promptfold::TurnField::Turn(turn) => Some(turn),
+            _ => None,
+        };
         writeln!(
             out,
             "  seq {:<6} step {:<6} {}{}",
-            card.seq,
-            step_label(card.turn, card.step),
+            event.seq,
+            step_label(turn, event.step),
             name,
             sections
         )?;

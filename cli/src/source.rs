@@ -235,8 +235,16 @@ impl Lines {
     /// Where to read the next bytes: after the data, at least a chunk, more for a long line.
     fn space(&mut self) -> &mut [u8] {
         if self.buffer.len().saturating_sub(self.filled) < CHUNK / 2 {
-            let grown = self.buffer.len().saturating_mul(2);
-            self.buffer.resize(grown, 0);
+            // At most a block past the longest line allowed: a file without line ends stops
+            // at MAX_LINE (plus a block) per thread, never more.
+            let grown = self
+                .buffer
+                .len()
+                .saturating_mul(2)
+                .min(MAX_LINE.saturating_add(CHUNK));
+            if grown > self.buffer.len() {
+                self.buffer.resize(grown, 0);
+            }
         }
         self.buffer.get_mut(self.filled..).unwrap_or_default()
     }

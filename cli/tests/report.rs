@@ -110,7 +110,9 @@ fn generated(root: &Path, count: u64) -> Vec<(String, Vec<u8>)> {
 /// The library's ledger summary of a whole file.
 fn ledger(text: &[u8], options: &CacheOptions) -> Value {
     let mut conversation = Conversation::new();
-    conversation.load_json_bytes(text, false).unwrap();
+    conversation
+        .load_json(text, promptfold::LoadOptions::default())
+        .unwrap();
     serde_json::to_value(conversation.cache_ledger(options).unwrap().summary).unwrap()
 }
 
@@ -396,14 +398,16 @@ fn a_session_over_many_read_blocks_equals_the_library() {
     bytes.truncate(bytes.len() - 2);
     bytes.extend_from_slice(long.as_bytes());
     let mut conversation = Conversation::new();
-    conversation.load_json_bytes(&bytes, false).unwrap();
+    conversation
+        .load_json(&bytes, promptfold::LoadOptions::default())
+        .unwrap();
     let mut seed = 1;
     while bytes.len() < 5 << 20 {
         let last = conversation.events().last().map_or(0, |event| event.seq);
         let page = page(seed, last);
         seed += 1;
         // Pages the library refuses to append (a time going back) are left out.
-        if conversation.append_json_bytes(&page).is_ok() {
+        if conversation.append_json(&page).is_ok() {
             bytes.extend_from_slice(&page);
         }
     }

@@ -3,7 +3,7 @@
 //! framing, or events built directly without the parser), `feed` of framed bytes cut anywhere,
 //! `state_at`, `request_at`, `views` and `lines`.
 //!
-//! Real framing (SPEC section 10): a session header row (supported, old or odd versions), SDK
+//! Real framing (BEHAVIOUR.md section 10): a session header row (supported, old or odd versions), SDK
 //! notification envelopes and status rows, seq-less logs, CRLF, a byte order mark, blank lines, a
 //! torn last line cut anywhere (inside a UTF-8 character too).
 //!
@@ -111,7 +111,7 @@ enum Form {
     Direct,
 }
 
-/// How a session log frames its rows (SPEC section 10).
+/// How a session log frames its rows (BEHAVIOUR.md section 10).
 #[derive(Arbitrary, Debug)]
 struct Framing {
     header: HeaderPick,
@@ -973,7 +973,10 @@ fn check_cache_ledger(conversation: &Conversation, options: &CacheOptions) {
             }
             let mut fresh = Conversation::new();
             fresh
-                .load(conversation.events().to_vec(), conversation.has_more())
+                .load(
+                    conversation.events().to_vec(),
+                    LoadOptions::default().with_has_more(conversation.has_more()),
+                )
                 .expect("a fresh load of the window's own events succeeds");
             assert_eq!(
                 fresh.cache_ledger(options).ok(),

@@ -1,7 +1,7 @@
 //! The surface fold: every surface node (system, user, assistant, tool and developer messages)
 //! through appends and replacements in surface order, with the state after every event kept.
 //!
-//! The rules are the system fold's (SPEC section 2, steps 2 and 4) for every node: a node sits
+//! The rules are the system fold's (BEHAVIOUR.md section 2, steps 2 and 4) for every node: a node sits
 //! at its own seq, a replace drops every entry whose position is in the range of its endpoints'
 //! positions and puts its node at the start's position. A replace with an endpoint before the
 //! window start that the fold does not know (D2) cannot be placed exactly: the fold goes on as

@@ -294,8 +294,7 @@ test("a header whose only change is an added tool name: kind tools, one added to
       header(4, 1, "initial", plainNames()),
       { seq: 5, time: 5, type: "step/start", data: { turn: 1, step: 2 } },
       header(6, 2, "change", plainNames("snapshot_ping")),
-    ],
-  );
+    ], { hasMore: true });
   const fact = conversation.views().trajectory.headers.find((header) => header.seq === 6);
   assert.equal(fact?.change?.kind, "tools");
   assert.deepEqual(fact.change.previous.tools, plainNames());

@@ -1,4 +1,4 @@
-// Real framing through the JS API (SPEC section 10, FORMAT.md "Cases with a raw log"): every
+// Real framing through the JS API (BEHAVIOUR.md section 10, FORMAT.md "Cases with a raw log"): every
 // conformance case with `rawLog` by the three paths (loadJson of the text as a string and as
 // bytes; the bytes fed in pieces of every size from 1 to 4,096 bytes and at seeded random cuts;
 // the parsed rows with `load`), then seeded property tests (chunks, feed after load, framing

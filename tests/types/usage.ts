@@ -49,6 +49,7 @@ import {
   type TextDiff,
   type ContextBreakdown,
   type PromptSnapshot,
+  type PromptChange,
   type LoadOptions,
   type Views,
 } from "../../pkg/bundler/promptfold.js";
@@ -75,6 +76,9 @@ const firstCard: ChatCard | undefined = views.chat[0];
 const title: "message.systemPrompt" | "message.systemPromptUpdate" | undefined = firstCard?.titleKey;
 const turn: number | undefined = firstCard?.turn;
 const header: HeaderFact | undefined = views.trajectory.headers[0];
+const previousOfChange: PromptSnapshot | undefined = header?.change?.previous;
+const firstChange: PromptChange | undefined = views.trajectory.requests[0]?.promptChange;
+void [previousOfChange, firstChange];
 const kind = header?.change?.kind;
 if (kind === "system-and-tools" || kind === "initial" || kind === "system" || kind === "tools" || kind === undefined) {
   // every ChangeKind is one of these
@@ -101,6 +105,13 @@ const effective: SystemPromptNode | undefined = state?.effective;
 const text: string | undefined = effective?.text;
 const replacements: [number, number][] | undefined = state?.replacements;
 const replacementsInJson: [number, number][] | undefined = state?.toJSON().replacements;
+const ownHandle: SystemPromptState | undefined = state?.clone();
+const firstSeq: number | undefined = ownHandle?.firstSeq;
+const introduced: SystemPromptNode | undefined = ownHandle?.introduced;
+const positioned: number | undefined = ownHandle?.nodes[0]?.position;
+const uncertain: boolean | undefined = ownHandle?.uncertain;
+ownHandle?.free();
+void [firstSeq, introduced, positioned, uncertain];
 const json: SystemPromptStateJson | undefined = state?.toJSON();
 const effectiveInJson: SystemPromptNode | null | undefined = json?.effective;
 const request: RequestPromptInspection | undefined = conversation.requestAt(3);
@@ -184,6 +195,9 @@ state?.free();
 conversation.free();
 
 // Session files: a header row, SDK notifications, seq-less rows, feed and torn tails.
+const fullEvent: SessionEvent = { seq: 5, time: 5, type: "user/message", sourceEventSeqs: [1, 2], ignorable: true };
+const fullHeader: SessionHeader = { type: "session", version: 4, isSeeded: false, delegationDepth: 0 };
+void [fullEvent, fullHeader];
 const rows: SessionLogRow[] = [
   { type: "session", version: 4, id: "s-1", createdAt: 1, cwd: "/w", agentPreset: "x" },
   { jsonrpc: "2.0", method: "session.status", params: { sessionId: "s-1" } },
@@ -279,6 +293,14 @@ const uncached: number | undefined = entry?.observed.uncachedInputTokens;
 conversation.cacheLedger({ prices: { default: { input: "1", cacheRead: 0, output: 0 } } });
 // @ts-expect-error the input, cache-read and output prices are required
 conversation.cacheLedger({ prices: { default: { input: 1 } } });
+// Every optional member of the ledger reads as `T | undefined`.
+const ledgerOptionals: (number | string | undefined)[] = [
+  entry?.newTokens, entry?.brokenTokens, entry?.shortfallTokens, entry?.savedTokens, entry?.cost?.total,
+  entry?.route?.provider, entry?.route?.model, entry?.observed.inputTokens, entry?.observed.outputTokens,
+  entry?.observed.cacheWriteTokens, cacheSummary.observedHitRate, cacheSummary.cost?.total,
+  cacheSummary.breaks[0]?.cost, cacheSummary.trade.savedCost, cacheSummary.trade.carriedCost,
+];
+void ledgerOptionals;
 // @ts-expect-error kept tokens may be unknown
 const mustCheckKept: number = entry!.keptTokens;
 // @ts-expect-error cause kinds are a closed set

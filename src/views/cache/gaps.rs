@@ -68,7 +68,7 @@ pub(super) struct Gap {
 /// The gap of every request, in order.
 pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Vec<Gap> {
     let window_start = input.events.first().map_or(0, |event| event.seq);
-    let mut positions = Positions::new(window_start);
+    let mut positions = Positions::new(window_start, input.events.len());
     let mut gaps = Vec::with_capacity(requests.len());
     let mut gap = Gap::default();
     let mut lost = false;
@@ -77,10 +77,19 @@ pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Vec<Ga
     let mut last_time = 0.0;
     let mut pending = requests.iter();
     let mut next = pending.next();
+    // The answer of the request closed last, which comes before the next read point.
+    let mut answer: Option<Seq> = None;
     for event in input.events {
         while let Some(request) = next.filter(|request| request.seq < event.seq) {
             gaps.push(close(&mut gap, request, &header, last_time, lost));
+            answer = request.answer.as_ref().map(|(seq, _)| *seq);
             next = pending.next();
+        }
+        if answer == Some(event.seq) {
+            if let Some(closed) = gaps.last_mut() {
+                closed.answer_time = Some(event.time);
+            }
+            answer = None;
         }
         last_time = event.time;
         if let EventKind::StepStart = event.kind {
@@ -126,12 +135,6 @@ pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Vec<Ga
     debug_assert_eq!(starts.len(), gaps.len(), "one request per step start");
     for (gap, start) in gaps.iter_mut().zip(starts) {
         gap.start_seq = start;
-    }
-    for (gap, request) in gaps.iter_mut().zip(requests) {
-        gap.answer_time = request.answer.as_ref().and_then(|(seq, _)| {
-            let at = input.events.partition_point(|event| event.seq < *seq);
-            input.events.get(at).map(|event| event.time)
-        });
     }
     gaps
 }

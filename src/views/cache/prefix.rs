@@ -56,9 +56,16 @@ pub(super) struct Replaced {
 }
 
 impl Positions {
-    /// An empty surface of a window starting at `window_start`.
-    pub fn new(window_start: Seq) -> Positions {
+    /// An empty surface of a window starting at `window_start`, with room for `nodes` nodes.
+    pub fn new(window_start: Seq, nodes: usize) -> Positions {
         Positions {
+            positions: Vec::with_capacity(nodes),
+            seqs: Vec::with_capacity(nodes),
+            tokens: Vec::with_capacity(nodes),
+            node: Vec::with_capacity(nodes),
+            alive: Vec::with_capacity(nodes),
+            token_tree: Vec::with_capacity(nodes),
+            count_tree: Vec::with_capacity(nodes),
             window_start,
             ..Positions::default()
         }
@@ -172,6 +179,8 @@ impl Positions {
             *slot_node = node.is_some();
             fenwick_add(&mut self.token_tree, slot, i64::from(tokens));
             fenwick_add(&mut self.count_tree, slot, 1);
+        } else {
+            debug_assert!(false, "a replace places its node in an existing slot");
         }
     }
 }
