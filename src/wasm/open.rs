@@ -22,7 +22,7 @@ export type SessionSource = Blob | ReadableStream<Uint8Array> | AsyncIterable<Ui
 
 /** A zstd decoder with fzstd's streaming interface: pass the fzstd module itself. */
 export interface ZstdDecoderModule {
-  Decompress: new (ondata: (data: Uint8Array, final: boolean) => void) => {
+  Decompress: new (ondata: (data: Uint8Array, final?: boolean) => void) => {
     push(chunk: Uint8Array, final?: boolean): void;
   };
 }

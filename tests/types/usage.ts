@@ -317,7 +317,7 @@ const openOptions: OpenSessionOptions = {
     const finished: boolean = progress.done;
     void [shown, rate, finished];
   },
-  zstd: { Decompress: class { constructor(_ondata: (data: Uint8Array, final: boolean) => void) {} push(_chunk: Uint8Array, _final?: boolean): void {} } },
+  zstd: { Decompress: class { constructor(_ondata: (data: Uint8Array, final?: boolean) => void) {} push(_chunk: Uint8Array, _final?: boolean): void {} } },
 };
 const sources: SessionSource[] = [new Blob(["{}"]), new Blob([]).stream(), (async function* () { yield new Uint8Array(); })()];
 const opening: Promise<OpenedSession> = openSession(sources[0]!, openOptions);
