@@ -47,10 +47,16 @@ bind nodejs node
 
 # The Node build is CommonJS, but wasm-bindgen copies the JS modules (src/wasm/js/*.js, under
 # snippets/<crate>/src/wasm/js/) as the ES modules they are written as: turn each
-# `export function f` into a CommonJS export.
+# `export function f` (`class`, `const`) into a CommonJS export, and each
+# `import { a, b } from "./m.js";` (on one line or several) into a require of it.
 find "$out/node/snippets" -name '*.js' -print | while read -r snippet; do
-  names=$(sed -n -E 's/^export function ([A-Za-z_$][A-Za-z0-9_$]*).*/\1/p' "$snippet" | paste -sd, -)
-  sed -i -E 's/^export function /function /' "$snippet"
+  names=$(sed -n -E 's/^export (function|class|const) ([A-Za-z_$][A-Za-z0-9_$]*).*/\2/p' "$snippet" | paste -sd, -)
+  sed -i -E 's/^export (function|class|const) /\1 /' "$snippet"
+  perl -0pi -e 's/^import (\{[^}]*\}) from ("\.\/[^"]+");/const $1 = require($2);/mg' "$snippet"
+  if grep -q -E '^(import|export) ' "$snippet"; then
+    echo "build: $snippet keeps an import or export this script cannot turn into CommonJS" >&2
+    exit 1
+  fi
   echo "module.exports = { $names };" >> "$snippet"
 done
 

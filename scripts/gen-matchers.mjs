@@ -1,6 +1,6 @@
-// Writes the per-depth matchers of the packer (src/wasm/js/pack.js) from one template.
+// Writes the per-depth matchers of the packer (src/wasm/js/matchers.js) from one template.
 //
-//   node scripts/gen-matchers.mjs           rewrites the generated part of src/wasm/js/pack.js
+//   node scripts/gen-matchers.mjs           rewrites the generated part of src/wasm/js/matchers.js
 //   node scripts/gen-matchers.mjs --check   exits 1 when the file is not what this script writes
 //
 // Why one function per depth, and not one function called with a depth: V8 keeps a record of the
@@ -19,7 +19,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const target = join(root, "src", "wasm", "js", "pack.js");
+const target = join(root, "src", "wasm", "js", "matchers.js");
 const biome = join(root, "node_modules", ".bin", "biome");
 
 /** How many depths get matchers of their own (0 is the config or tools value itself). */
@@ -87,7 +87,7 @@ export function matchers() {
   return depths.flatMap((depth) => [matcher("Record", depth), matcher("List", depth)]).join("\n\n");
 }
 
-/** `source` (the text of pack.js) with its generated part written anew, formatted by biome. */
+/** `source` (the text of matchers.js) with its generated part written anew, formatted by biome. */
 export function generate(source) {
   const begin = source.indexOf(BEGIN);
   const end = source.indexOf(END);
@@ -102,12 +102,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const generated = generate(source);
   if (check) {
     if (generated !== source) {
-      console.error("gen-matchers: src/wasm/js/pack.js is not what scripts/gen-matchers.mjs writes: run it");
+      console.error("gen-matchers: src/wasm/js/matchers.js is not what scripts/gen-matchers.mjs writes: run it");
       process.exit(1);
     }
-    console.log("gen-matchers: src/wasm/js/pack.js is up to date");
+    console.log("gen-matchers: src/wasm/js/matchers.js is up to date");
   } else {
     writeFileSync(target, generated);
-    console.log("gen-matchers: wrote src/wasm/js/pack.js");
+    console.log("gen-matchers: wrote src/wasm/js/matchers.js");
   }
 }

@@ -104,6 +104,14 @@ pub enum Error {
         /// The header's `version`.
         version: i64,
     },
+    /// A source opened as a session log (the npm package's `openSession`) held neither a session
+    /// header nor an event: not a session log at all, e.g. one JSON object cut off on its only
+    /// line.
+    #[error("not a session log: {bytes} bytes read, with no session header and no complete event (a session log is JSON lines, one event a line, after a `type: \"session\"` header)")]
+    NotASessionLog {
+        /// The bytes of text read.
+        bytes: u64,
+    },
     /// `inspect_request_prompt` was given an event that is not a `request/header`.
     #[error("event seq {seq} is not a request/header")]
     NotARequestHeader {
@@ -128,6 +136,7 @@ impl Error {
             Error::InvalidArgument { .. } => "INVALID_ARGUMENT",
             Error::NotARequestHeader { .. } => "NOT_A_REQUEST_HEADER",
             Error::UnsupportedFormatVersion { .. } => "UNSUPPORTED_FORMAT_VERSION",
+            Error::NotASessionLog { .. } => "NOT_A_SESSION_LOG",
         }
     }
 
@@ -145,6 +154,7 @@ impl Error {
             Error::MalformedJson { .. }
             | Error::NotAnArray { .. }
             | Error::InvalidArgument { .. }
+            | Error::NotASessionLog { .. }
             | Error::NotARequestHeader { .. } => None,
         }
     }
@@ -182,6 +192,7 @@ impl Error {
             Error::MalformedJson { .. }
             | Error::NotAnArray { .. }
             | Error::InvalidArgument { .. }
+            | Error::NotASessionLog { .. }
             | Error::NotARequestHeader { .. } => {}
         }
         self

@@ -37,7 +37,7 @@ test("cargo publish --dry-run passes and packages the library only", () => {
     assert.ok(fields.has(key), `Cargo.toml [package] has ${key}`);
   }
   assert.equal(fields.get("license"), '"MIT"');
-  const listed = run("cargo", ["package", "--list", "--allow-dirty", "--locked"], root)
+  const listed = run("cargo", ["package", "-p", "promptfold", "--list", "--allow-dirty", "--locked"], root)
     .stdout.split("\n")
     .filter((line) => line !== "");
   for (const file of ["Cargo.toml", "README.md", "LICENSE", "src/lib.rs", "src/wasm/js/pack.js"]) {
@@ -46,7 +46,7 @@ test("cargo publish --dry-run passes and packages the library only", () => {
   const unwanted = listed.filter((file) => FORBIDDEN.test(file));
   assert.deepEqual(unwanted, [], "no test, bench or demo file in the crate");
   // Builds the packaged crate on its own (the verify step) against the crates.io index.
-  const dry = run("cargo", ["publish", "--dry-run", "--allow-dirty", "--locked"], root);
+  const dry = run("cargo", ["publish", "-p", "promptfold", "--dry-run", "--allow-dirty", "--locked"], root);
   assert.match(dry.stderr, /aborting upload due to dry run/);
   assert.doesNotMatch(dry.stderr, /^(warning|error): manifest has no/m, "metadata warnings");
 });

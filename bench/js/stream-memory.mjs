@@ -1,16 +1,17 @@
-// Wasm memory after reading a session file whole (`loadJson` of its bytes) and in pieces
-// (`feed`, 1 MiB at a time), each in a fresh process so that neither sees the other's memory.
+// Wasm memory after reading a session file whole (`loadJson` of its bytes), in pieces (`feed`,
+// 1 MiB at a time) and as a stream (`openSession` of a Node read stream), each in a fresh
+// process so that none sees another's memory.
 //
 //   node bench/js/stream-memory.mjs generate FILE MB [PROFILE]  writes a JSON lines session file
 //                                                               (header row, then the shared
 //                                                               generator's events) of about MB
-//   node bench/js/stream-memory.mjs run FILE loadJson|feed      prints one JSON line
-//   node bench/js/stream-memory.mjs compare FILE [RUNS]         runs both RUNS times (default 3),
-//                                                               alternating, and prints medians
+//   node bench/js/stream-memory.mjs run FILE loadJson|feed|open prints one JSON line
+//   node bench/js/stream-memory.mjs compare FILE [RUNS]         runs each RUNS times (default 3),
+//                                                               taking turns, and prints medians
 //
 // The package is pkg/node (scripts/build.sh builds it), or the folder PROMPTFOLD_PKG names.
 import { execFileSync } from "node:child_process";
-import { closeSync, openSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, createReadStream, openSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { sessionEvents } from "../../tests/js/kit/session.mjs";
@@ -39,10 +40,13 @@ function generate(path, megabytes, profile = "large") {
 async function run(path, how) {
   const dir = process.env.PROMPTFOLD_PKG || join(import.meta.dirname, "..", "..", "pkg", "node");
   const promptfold = await import(pathToFileURL(join(dir, "promptfold.js")).href);
-  const conversation = new promptfold.Conversation();
+  let conversation = new promptfold.Conversation();
   const before = promptfold.wasmMemoryBytes();
   const started = performance.now();
-  if (how === "loadJson") {
+  if (how === "open") {
+    conversation.free();
+    ({ conversation } = await promptfold.openSession(createReadStream(path, { highWaterMark: MiB })));
+  } else if (how === "loadJson") {
     conversation.loadJson(readFileSync(path));
   } else {
     const fd = openSync(path, "r");
@@ -68,9 +72,9 @@ async function run(path, how) {
 }
 
 function compare(path, runs = 3) {
-  const results = { loadJson: [], feed: [] };
+  const results = { loadJson: [], feed: [], open: [] };
   for (let i = 0; i < runs; i++) {
-    for (const how of ["loadJson", "feed"]) {
+    for (const how of Object.keys(results)) {
       const line = execFileSync(process.execPath, [script, "run", path, how], { encoding: "utf8" });
       results[how].push(JSON.parse(line));
     }
@@ -82,6 +86,7 @@ function compare(path, runs = 3) {
       events: lines[0].events,
       ms: median(lines.map((line) => line.ms)),
       wasmMB: Math.round(median(lines.map((line) => line.wasmAfter)) / MiB),
+      rssMB: median(lines.map((line) => line.rssMB)),
     };
   }
   summary.ratio = Math.round((summary.loadJson.wasmMB / summary.feed.wasmMB) * 100) / 100;

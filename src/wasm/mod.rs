@@ -14,6 +14,7 @@ mod error;
 mod kept_texts;
 mod ledger;
 mod numbers;
+mod open;
 mod outgoing;
 mod plain;
 mod state;
@@ -22,6 +23,7 @@ mod trajectory;
 
 pub use conversation::JsConversation;
 pub use diff::diff_prompts_js;
+pub use open::open_session;
 pub use state::{inspect_request_prompt_js, inspect_system_prompt_js, JsSystemPromptState};
 
 /// JavaScript's `String(number)` as the crate writes it, for the wasm-bindgen tests to compare
@@ -106,7 +108,8 @@ export type ErrorCode =
   | "UNSUPPORTED_VALUE"
   | "INVALID_ARGUMENT"
   | "NOT_A_REQUEST_HEADER"
-  | "UNSUPPORTED_FORMAT_VERSION";
+  | "UNSUPPORTED_FORMAT_VERSION"
+  | "NOT_A_SESSION_LOG";
 
 /** What promptfold throws: an `Error` with a stable `code`, and the offending event's place. */
 export interface PromptfoldError extends Error {

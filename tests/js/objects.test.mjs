@@ -264,7 +264,7 @@ test("an enumerable member on Object.prototype does not make different tools the
 });
 
 // The packer keeps the previous header's tools as a list of tokens when they are plain data, and
-// compares the next header's with it (Previous in src/wasm/js/pack.js). Tools that share a part
+// compares the next header's with it (Previous in src/wasm/js/same-json.js). Tools that share a part
 // that is not plain data with the previous ones must not be taken for plain data: `[shared]`
 // after `[shared]` is the same JSON, but `[{ v: {} }]` after it is not. Near misses of the
 // token lists of one another too.

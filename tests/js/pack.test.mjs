@@ -8,7 +8,8 @@
 // that crosses as JSON is tag 0 and its length).
 import assert from "node:assert/strict";
 import test from "node:test";
-import { jsonLength, promptfoldPackBatch } from "../../src/wasm/js/pack.js";
+import { jsonLength } from "../../src/wasm/js/json-length.js";
+import { promptfoldPackBatch } from "../../src/wasm/js/pack.js";
 import { random } from "./kit/session.mjs";
 
 const decoder = new TextDecoder();

@@ -2,6 +2,7 @@
 // and reject every line marked @ts-expect-error.
 import {
   Conversation,
+  openSession,
   diffPrompts,
   inspectRequestPrompt,
   inspectSystemPrompt,
@@ -24,6 +25,10 @@ import {
   type SectionStatus,
   type ToolDiff,
   type ErrorCode,
+  type OpenProgress,
+  type OpenSessionOptions,
+  type OpenedSession,
+  type SessionSource,
   type EventLine,
   type HeaderFact,
   type PromptfoldError,
@@ -300,6 +305,36 @@ void ledgerOptionals;
 const mustCheckKept: number = entry!.keptTokens;
 // @ts-expect-error cause kinds are a closed set
 const wrongKind: CacheCause["kind"] = "eviction";
+
+// openSession: a Blob, a web stream or an async iterable of bytes; options in one object.
+const controller = new AbortController();
+const openOptions: OpenSessionOptions = {
+  signal: controller.signal,
+  chunkBytes: 1 << 20,
+  onProgress: (progress: OpenProgress) => {
+    const shown: string = `${progress.bytesRead} of ${progress.totalBytes ?? "?"} bytes, ${progress.events} events`;
+    const rate: number = progress.bytesPerSecond;
+    const finished: boolean = progress.done;
+    void [shown, rate, finished];
+  },
+  zstd: { Decompress: class { constructor(_ondata: (data: Uint8Array, final?: boolean) => void) {} push(_chunk: Uint8Array, _final?: boolean): void {} } },
+};
+const sources: SessionSource[] = [new Blob(["{}"]), new Blob([]).stream(), (async function* () { yield new Uint8Array(); })()];
+const opening: Promise<OpenedSession> = openSession(sources[0]!, openOptions);
+void opening.then((opened) => {
+  const windowOf: Conversation = opened.conversation;
+  const tornAt: number | undefined = opened.tornTail?.line;
+  const compression: "none" | "zstd" = opened.compression;
+  const notALog: ErrorCode = "NOT_A_SESSION_LOG";
+  void [windowOf, tornAt, compression, notALog];
+});
+void openSession(new Blob([]));
+// @ts-expect-error a string is not a source (give a Blob or a stream)
+void openSession("{}");
+// @ts-expect-error chunkBytes is a number
+void openSession(new Blob([]), { chunkBytes: "1 MiB" });
+// @ts-expect-error the options are one object, not a signal
+void openSession(new Blob([]), controller.signal);
 
 void [replacementsInJson];
 void [added, removedKeys, trajectoryChanged, title, turn, uncertainLine, text, replacements, effectiveInJson, request,

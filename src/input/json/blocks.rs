@@ -82,5 +82,5 @@ pub(crate) fn is_ascii_block(block: &[u8]) -> bool {
 #[inline]
 pub(crate) fn is_ascii_block(block: &[u8]) -> bool {
     let word_at = |at: usize| block.get(at..at.wrapping_add(8)).map_or(0, word);
-    (word_at(0) | word_at(8) | word_at(16) | word_at(24)) & super::reader::HIGHS == 0
+    (word_at(0) | word_at(8) | word_at(16) | word_at(24)) & super::reader::words::HIGHS == 0
 }

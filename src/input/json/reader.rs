@@ -4,8 +4,21 @@
 
 use std::borrow::Cow;
 
-use super::blocks::{first_string_special, same_block, BLOCK};
+use super::blocks::{first_string_special, BLOCK};
 use super::value::{JsonObject, JsonValue};
+
+mod keys;
+mod repeat;
+pub(super) mod words;
+
+pub(crate) use keys::{key, key_code, Key, KeyCode, Members};
+use keys::{plain_code, runtime_key_code};
+#[cfg(any(test, feature = "wasm"))]
+pub(crate) use repeat::Memory;
+pub(crate) use repeat::{Remembered, SLOTS};
+use words::is_string_special;
+pub(crate) use words::same_bytes;
+pub(super) use words::{string_specials, word};
 
 /// How deeply arrays and objects may nest before the text is rejected (the recursion that reads
 /// them is bounded, so no input can exhaust the stack).
@@ -42,25 +55,6 @@ impl Container {
     }
 }
 
-/// How many kinds of repeating values [`Reader::raw_value_repeating`] tells apart.
-pub(crate) const SLOTS: usize = 2;
-
-/// A value [`Reader::raw_value_repeating`] remembers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Memory<'a> {
-    /// The value's text.
-    pub text: &'a str,
-    /// The depth it was read at.
-    pub depth: usize,
-    /// One more than that of the value it took the place of in its slot (0 for the first), so
-    /// that among readers resumed one from the other a slot's generation names one text.
-    pub generation: u32,
-}
-
-/// What [`Reader::raw_value_repeating`] remembers: per slot, the last array or object it read
-/// there.
-pub(crate) type Remembered<'a> = [Option<Memory<'a>>; SLOTS];
-
 /// A cursor over JSON text, given as UTF-8 bytes.
 pub(crate) struct Reader<'a> {
     text: &'a [u8],
@@ -74,241 +68,6 @@ pub(crate) struct Reader<'a> {
     remembered: Remembered<'a>,
     /// Why the last failed step failed.
     error: SyntaxError,
-}
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-pub(super) const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-/// The high bit of each of the eight bytes of `word` (little-endian) that is `"`, `\` or a
-/// control character (below 0x20), and perhaps of some bytes after the first such byte (borrows
-/// run upwards), never of a byte before it: the lowest set bit marks the first special byte.
-pub(super) fn string_specials(word: u64) -> u64 {
-    let quote = word ^ ONES.wrapping_mul(u64::from(b'"'));
-    let backslash = word ^ ONES.wrapping_mul(u64::from(b'\\'));
-    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
-    let below_space = word.wrapping_sub(ONES.wrapping_mul(0x20)) & !word;
-    (zero_byte(quote) | zero_byte(backslash) | below_space) & HIGHS
-}
-
-/// Whether `byte` ends a run of ordinary string bytes.
-fn is_string_special(byte: u8) -> bool {
-    byte == b'"' || byte == b'\\' || byte < 0x20
-}
-
-/// Whether `a` and `b` are the same bytes. In wasm, where `==` on slices is a byte-by-byte loop,
-/// it compares a block at a time (see [`super::blocks`]).
-pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    if cfg!(target_arch = "wasm32") {
-        same_words(a, b)
-    } else {
-        a == b
-    }
-}
-
-/// [`same_bytes`], a block at a time.
-fn same_words(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let (mut a_words, mut b_words) = (a.chunks_exact(BLOCK), b.chunks_exact(BLOCK));
-    for (x, y) in (&mut a_words).zip(&mut b_words) {
-        if !same_block(x, y) {
-            return false;
-        }
-    }
-    a_words.remainder() == b_words.remainder()
-}
-
-/// The eight bytes of `chunk` as a little-endian word (`chunk` has eight bytes).
-pub(super) fn word(chunk: &[u8]) -> u64 {
-    <[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes)
-}
-
-/// An object key as one number, for matching keys without comparing strings: the key's bytes
-/// (little-endian) with its length in the top byte, for keys of at most 15 bytes; every longer
-/// key is [`LONG_KEY`]. Keys are codes of their text after escapes are read, so `"s\u0065q"` is
-/// the code of `seq`.
-pub(crate) type KeyCode = u128;
-
-/// The code of every key longer than 15 bytes (no shorter key has it: its length byte is 0xFF).
-pub(crate) const LONG_KEY: KeyCode = u128::MAX;
-
-/// The code of `key` (see [`KeyCode`]).
-pub(crate) const fn key_code(key: &str) -> KeyCode {
-    let bytes = key.as_bytes();
-    if bytes.len() > 15 {
-        return LONG_KEY;
-    }
-    let mut code = (bytes.len() as u128) << 120;
-    let mut rest = bytes;
-    let mut shift = 0u32;
-    while let [byte, tail @ ..] = rest {
-        code |= (*byte as u128) << shift;
-        shift = shift.wrapping_add(8);
-        rest = tail;
-    }
-    code
-}
-
-/// [`key_code`] for keys read at run time, without shifting 128-bit numbers (which wasm does
-/// in many instructions).
-fn runtime_key_code(key: &[u8]) -> KeyCode {
-    let mut bytes = [0u8; 16];
-    match (bytes.get_mut(..key.len()), u8::try_from(key.len())) {
-        (Some(head), Ok(length)) if length <= 15 => {
-            head.copy_from_slice(key);
-            if let Some(last) = bytes.last_mut() {
-                *last = length;
-            }
-            u128::from_le_bytes(bytes)
-        }
-        _ => LONG_KEY,
-    }
-}
-
-/// A key an object's reader looks for (see [`Members`]): its code, and the text of its member
-/// written without spaces, `"key":`, for finding it at the cursor with a word comparison or two.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Key {
-    code: KeyCode,
-    /// `"key":` as two little-endian words, zero past its end.
-    text: [u64; 2],
-    /// The bits of the two words `text` covers; none for a key too long for them, so that such
-    /// a key is never found from its text (it is found by its code).
-    mask: [u64; 2],
-    /// The length of `"key":`.
-    length: usize,
-}
-
-/// The [`Key`] of `key`.
-pub(crate) const fn key(key: &str) -> Key {
-    let length = key.len().wrapping_add(3);
-    let code = key_code(key);
-    if length > 16 {
-        // Never found from its text: no text has set bits where the mask has none.
-        return Key {
-            code,
-            text: [1, 0],
-            mask: [0, 0],
-            length,
-        };
-    }
-    let mut text = b'"' as u128;
-    let mut shift = 8u32;
-    let mut rest = key.as_bytes();
-    while let [byte, tail @ ..] = rest {
-        text |= (*byte as u128) << shift;
-        shift = shift.wrapping_add(8);
-        rest = tail;
-    }
-    text |= (b'"' as u128) << shift | (b':' as u128) << shift.wrapping_add(8);
-    let mask = match 1u128.checked_shl((length as u32).wrapping_mul(8)) {
-        Some(bit) => bit.wrapping_sub(1),
-        None => u128::MAX,
-    };
-    Key {
-        code,
-        text: [text as u64, (text >> 64) as u64],
-        mask: [mask as u64, (mask >> 64) as u64],
-        length,
-    }
-}
-
-/// The members of an object, read against a list of known keys in the order writers usually
-/// give them: each member is first looked for as the key after the last one found, written
-/// without spaces, which costs a word comparison or two; anything else is read the general way
-/// ([`Reader::next_key_code`]), with the same results.
-pub(crate) struct Members<'k> {
-    object: Container,
-    keys: &'k [Key],
-    /// The index in `keys` of the key looked for first.
-    likely: usize,
-}
-
-impl<'k> Members<'k> {
-    /// The members of the object whose `{` the reader took, `keys[likely]` looked for first.
-    pub fn new(object: Container, keys: &'k [Key], likely: usize) -> Members<'k> {
-        Members {
-            object,
-            keys,
-            likely,
-        }
-    }
-
-    /// The next member: `Some(index)` of its key in the list (the list's length for any other
-    /// key), with the cursor on its value, which the caller must read or skip; `None` after the
-    /// closing `}`.
-    #[inline(always)]
-    pub fn next(&mut self, reader: &mut Reader<'_>) -> Step<Option<usize>> {
-        if let Some(key) = self.keys.get(self.likely) {
-            if reader.compact_key(&mut self.object, key) {
-                self.likely = self.likely.saturating_add(1);
-                return Ok(Some(self.likely.saturating_sub(1)));
-            }
-        }
-        if reader.byte_at(reader.pos) == Some(b'}') {
-            reader.advance(1);
-            reader.leave();
-            return Ok(None);
-        }
-        self.search(reader)
-    }
-
-    /// [`Members::next`] for a member that is not the likely one: its key is read and searched
-    /// for in the list.
-    #[inline(never)]
-    fn search(&mut self, reader: &mut Reader<'_>) -> Step<Option<usize>> {
-        let Some(code) = reader.next_key_code(&mut self.object)? else {
-            return Ok(None);
-        };
-        let index = self.keys.iter().position(|key| key.code == code);
-        let index = index.unwrap_or(self.keys.len());
-        self.likely = index.saturating_add(1);
-        Ok(Some(index))
-    }
-}
-
-/// The code of a key of `length` (at most 7) bytes, the low bytes of `word`.
-fn short_key_code(word: u64, length: u32) -> KeyCode {
-    u128::from(low_bytes(word, length)) | (u128::from(length) << 120)
-}
-
-/// The code of the string whose text starts at `bytes[start]`, and where its closing `"` is,
-/// when it has at most 15 plain bytes (no escapes or control characters) and, after its `"`,
-/// 8 bytes of text (16 if it is longer than 7 bytes).
-#[inline]
-fn plain_code(bytes: &[u8], start: usize) -> Option<(KeyCode, usize)> {
-    let low = word(bytes.get(start..start.checked_add(8)?)?);
-    let specials = string_specials(low);
-    let (length, high) = if specials != 0 {
-        (specials.trailing_zeros() / 8, 0)
-    } else {
-        let second = start.checked_add(8)?;
-        let high = word(bytes.get(second..second.checked_add(8)?)?);
-        (
-            8u32.checked_add(string_specials(high).trailing_zeros() / 8)?,
-            high,
-        )
-    };
-    let end = start.checked_add(length as usize)?;
-    if length > 15 || bytes.get(end) != Some(&b'"') {
-        return None;
-    }
-    let code = if length < 8 {
-        short_key_code(low, length)
-    } else {
-        let high = low_bytes(high, length.wrapping_sub(8));
-        u128::from(low) | (u128::from(high) << 64) | (u128::from(length) << 120)
-    };
-    Some((code, end))
-}
-
-/// The low `count` bytes of `word` (all of it from 8 on), the others zero.
-fn low_bytes(word: u64, count: u32) -> u64 {
-    let mask = 1u64
-        .checked_shl(count.wrapping_mul(8))
-        .map_or(u64::MAX, |bit| bit.wrapping_sub(1));
-    word & mask
 }
 
 impl<'a> Reader<'a> {
@@ -970,49 +729,6 @@ impl<'a> Reader<'a> {
         Ok(self.slice(start, self.pos))
     }
 
-    /// [`Reader::raw_value`] for values that often repeat the last array or object this
-    /// method read in the same `slot` (one of [`SLOTS`]; in this reader, or in the one whose
-    /// [`Reader::remembered`] it was [`resumed`](Reader::resume) with) at the same depth: when
-    /// the text at the cursor starts with that value's text, it is taken as it is without being
-    /// checked again. That is exact: checking those bytes at that depth went well before, and an
-    /// array or object ends at its closing bracket without the reader looking further.
-    ///
-    /// Returns the text with the generation of the remembered value it is the text of (`None`
-    /// for a value that is not an array or object, which is not remembered).
-    pub fn raw_value_repeating(&mut self, slot: usize) -> Step<(&'a str, Option<u32>)> {
-        self.peek();
-        let start = self.pos;
-        let last = self.remembered.get(slot).copied().flatten();
-        if let Some(last) = last {
-            let rest = self.bytes().get(start..).unwrap_or_default();
-            let repeats = rest
-                .get(..last.text.len())
-                .is_some_and(|head| same_bytes(head, last.text.as_bytes()));
-            if last.depth == self.depth && repeats {
-                self.advance(last.text.len());
-                return Ok((last.text, Some(last.generation)));
-            }
-        }
-        let raw = self.raw_value()?;
-        // Past the last generation, values are no longer remembered.
-        let generation = last.map_or(Some(0), |last| last.generation.checked_add(1));
-        match (
-            raw.as_bytes().first(),
-            self.remembered.get_mut(slot),
-            generation,
-        ) {
-            (Some(b'[' | b'{'), Some(remembered), Some(generation)) => {
-                *remembered = Some(Memory {
-                    text: raw,
-                    depth: self.depth,
-                    generation,
-                });
-                Ok((raw, Some(generation)))
-            }
-            _ => Ok((raw, None)),
-        }
-    }
-
     /// Reads one value of any kind. Duplicate object keys keep the last value at the place of
     /// the first, as `JSON.parse` does.
     pub fn value(&mut self) -> Step<JsonValue> {
@@ -1047,6 +763,8 @@ impl<'a> Reader<'a> {
 
 #[cfg(test)]
 mod tests {
+    use super::keys::LONG_KEY;
+    use super::words::same_words;
     use super::*;
 
     fn whole(text: &str) -> Step<JsonValue> {

@@ -1,0 +1,106 @@
+// JSON lengths: JSON.stringify(value).length, walking plain data without writing its text.
+
+import { isOmitted, isPlainArray, isPlainRecord } from "./plain.js";
+
+// JSON.stringify(value).length (null's for what JSON leaves out), -1 when JSON cannot write it.
+// Plain data is walked without writing the text: a tool result's block written out only to be
+// measured was a fifth of a prune-heavy load (bench/results/context.md).
+export function jsonLength(value) {
+  const walked = walkedJsonLength(value, 0);
+  if (walked >= 0) return walked;
+  try {
+    const json = JSON.stringify(value);
+    return json === undefined ? 4 : json.length;
+  } catch {
+    return -1;
+  }
+}
+
+// How deep walkedJsonLength goes before it leaves a value to JSON.stringify (a cycle gets there).
+const WALK_DEPTH = 64;
+// walkedJsonLength's answer for a value it leaves to JSON.stringify.
+const NOT_WALKED = -1;
+// Characters JSON.stringify escapes: quote, backslash, controls, and surrogates when lone.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the controls are what JSON escapes.
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+// 10 ** i for the digits of a safe integer.
+const POWERS_OF_TEN = Array.from({ length: 16 }, (_, i) => 10 ** (i + 1));
+
+// JSON.stringify(value).length of plain data (strings, finite numbers, booleans, null, plain
+// arrays and records of them), or NOT_WALKED for anything else (toJSON, a boxed value, a BigInt,
+// a prototype of its own, nesting deeper than WALK_DEPTH), which JSON.stringify must measure.
+function walkedJsonLength(value, depth) {
+  switch (typeof value) {
+    case "string":
+      return ESCAPED.test(value) ? escapedLength(value) : value.length + 2;
+    case "number":
+      return numberLength(value);
+    case "boolean":
+      return value ? 4 : 5;
+    case "object":
+      break;
+    default:
+      return NOT_WALKED;
+  }
+  if (value === null) return 4;
+  if (depth >= WALK_DEPTH) return NOT_WALKED;
+  if (isPlainArray(value)) {
+    const count = value.length;
+    let length = count === 0 ? 2 : count + 1;
+    for (let i = 0; i < count; i++) {
+      const item = value[i];
+      const part = isOmitted(item) ? 4 : walkedJsonLength(item, depth + 1);
+      if (part < 0) return NOT_WALKED;
+      length += part;
+    }
+    return length;
+  }
+  if (!isPlainRecord(value)) return NOT_WALKED;
+  let length = 1,
+    members = 0;
+  for (const key of Object.keys(value)) {
+    const member = value[key];
+    if (isOmitted(member)) continue;
+    const part = walkedJsonLength(member, depth + 1);
+    if (part < 0) return NOT_WALKED;
+    length += walkedJsonLength(key, depth) + 2 + part;
+    members++;
+  }
+  return members === 0 ? 2 : length;
+}
+
+// JSON.stringify(text).length of a text with characters to escape.
+function escapedLength(text) {
+  let length = 2;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0x22 || code === 0x5c || code === 8 || code === 9 || code === 10 || code === 12 || code === 13) {
+      length += 2;
+    } else if (code < 0x20) {
+      length += 6;
+    } else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && isLowSurrogate(text.charCodeAt(i + 1))) {
+      length += 2;
+      i++;
+    } else if (code >= 0xd800 && code <= 0xdfff) {
+      length += 6;
+    } else {
+      length += 1;
+    }
+  }
+  return length;
+}
+
+function isLowSurrogate(code) {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+// JSON.stringify(number).length: digits for a safe integer, else the text String makes.
+function numberLength(number) {
+  if (!Number.isFinite(number)) return 4;
+  if (!Number.isSafeInteger(number)) return String(number).length;
+  const sign = number < 0 ? 1 : 0;
+  const magnitude = Math.abs(number);
+  let digits = 1;
+  while (digits <= POWERS_OF_TEN.length && magnitude >= POWERS_OF_TEN[digits - 1]) digits++;
+  return sign + digits;
+}

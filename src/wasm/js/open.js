@@ -1,0 +1,231 @@
+// openSession (src/wasm/open.rs): a session file read as a stream, piece by piece, through
+// `feed` into a new Conversation, which the caller gets only once the whole source is loaded.
+// Sources: a Blob (File), a web ReadableStream of bytes, or an async iterable of bytes (a Node
+// readable stream); plain or zstd (recognised by its magic bytes, decoded by the decoder the
+// caller passes, see docs/session-logs.md).
+
+const DEFAULT_CHUNK_BYTES = 1 << 20;
+const MAX_CHUNK_BYTES = 1 << 28;
+const LINE_END = 10;
+
+/** An error shaped as the wasm layer's (src/wasm/error.rs). */
+function promptfoldError(code, message) {
+  const error = new Error(message);
+  error.name = "PromptfoldError";
+  error.code = code;
+  error.index = undefined;
+  error.seq = undefined;
+  return error;
+}
+
+function invalid(argument, message) {
+  return promptfoldError("INVALID_ARGUMENT", `invalid argument \`${argument}\`: ${message}`);
+}
+
+function notASessionLog(bytes) {
+  return promptfoldError(
+    "NOT_A_SESSION_LOG",
+    `not a session log: ${bytes} bytes read, with no session header and no complete event ` +
+      '(a session log is JSON lines, one event a line, after a `type: "session"` header)',
+  );
+}
+
+function abortError(signal) {
+  return signal.reason ?? new DOMException("openSession was aborted", "AbortError");
+}
+
+function readOptions(options) {
+  if (options === undefined || options === null) options = {};
+  if (typeof options !== "object") throw invalid("options", "expected an object or undefined");
+  const { signal, onProgress, chunkBytes = DEFAULT_CHUNK_BYTES, totalBytes, zstd } = options;
+  if (signal !== undefined && (typeof signal !== "object" || typeof signal.addEventListener !== "function")) {
+    throw invalid("options", "`signal` must be an AbortSignal");
+  }
+  if (onProgress !== undefined && typeof onProgress !== "function") {
+    throw invalid("options", "`onProgress` must be a function");
+  }
+  if (!Number.isInteger(chunkBytes) || chunkBytes < 1 || chunkBytes > MAX_CHUNK_BYTES) {
+    throw invalid("options", `\`chunkBytes\` must be an integer from 1 to ${MAX_CHUNK_BYTES}`);
+  }
+  if (totalBytes !== undefined && !(Number.isFinite(totalBytes) && totalBytes >= 0)) {
+    throw invalid("options", "`totalBytes` must be a number >= 0");
+  }
+  if (zstd !== undefined && typeof zstd?.Decompress !== "function") {
+    throw invalid("options", "`zstd` must be a decoder module with a `Decompress` class (fzstd)");
+  }
+  return { signal, onProgress, chunkBytes, totalBytes, zstd };
+}
+
+/** The source's chunks (Uint8Array), and a way to stop a read that waits. */
+function chunksOf(source, chunkBytes) {
+  if (source !== null && typeof source === "object") {
+    if (typeof source.getReader === "function") return streamChunks(source);
+    if (typeof source.slice === "function" && typeof source.arrayBuffer === "function") {
+      return { chunks: blobChunks(source, chunkBytes), stop() {} };
+    }
+    if (typeof source[Symbol.asyncIterator] === "function") {
+      return {
+        chunks: source[Symbol.asyncIterator](),
+        stop(reason) {
+          if (typeof source.destroy === "function") source.destroy(reason);
+        },
+      };
+    }
+  }
+  throw invalid("source", "expected a Blob or File, a ReadableStream, or an async iterable of Uint8Array");
+}
+
+async function* blobChunks(blob, chunkBytes) {
+  for (let at = 0; at < blob.size; at += chunkBytes) {
+    yield new Uint8Array(await blob.slice(at, at + chunkBytes).arrayBuffer());
+  }
+}
+
+function streamChunks(stream) {
+  const reader = stream.getReader();
+  let done = false;
+  async function* chunks() {
+    try {
+      for (;;) {
+        const next = await reader.read();
+        if (next.done) break;
+        yield next.value;
+      }
+      done = true;
+    } finally {
+      if (!done) await reader.cancel().catch(() => {});
+      reader.releaseLock();
+    }
+  }
+  return {
+    chunks: chunks(),
+    stop(reason) {
+      reader.cancel(reason).catch(() => {});
+    },
+  };
+}
+
+/** Whether `bytes` start a zstd frame (or a skippable frame, which may come first). */
+function isZstd(bytes) {
+  const [a, b, c, d] = bytes;
+  return (
+    (a === 0x28 && b === 0xb5 && c === 0x2f && d === 0xfd) ||
+    ((a & 0xf0) === 0x50 && b === 0x2a && c === 0x4d && d === 0x18)
+  );
+}
+
+/** Reads the whole source into `conversation`: the `OpenedSession` (types in src/wasm/open.rs). */
+async function read(conversation, source, settings) {
+  const { signal, onProgress, chunkBytes, zstd } = settings;
+  if (signal?.aborted) throw abortError(signal);
+  const started = performance.now();
+  const totalBytes = settings.totalBytes ?? (typeof source?.size === "number" ? source.size : undefined);
+  let bytesRead = 0;
+  let textBytes = 0;
+  let lineEnds = 0;
+  /** Bytes of text after the last line end. */
+  let tail = 0;
+
+  const feedText = (text) => {
+    for (let at = 0; at < text.length; at += chunkBytes) {
+      const piece = text.subarray(at, at + chunkBytes);
+      conversation.feed(piece);
+      textBytes += piece.length;
+      let last = -1;
+      for (let end = piece.indexOf(LINE_END); end !== -1; end = piece.indexOf(LINE_END, end + 1)) {
+        lineEnds += 1;
+        last = end;
+      }
+      tail = last === -1 ? tail + piece.length : piece.length - last - 1;
+    }
+  };
+  let decoded = [];
+  let decoder;
+  /** The first bytes, until there are enough to tell zstd from text. */
+  let head = new Uint8Array(0);
+  const take = (bytes, final) => {
+    if (decoder === undefined) {
+      const joined = new Uint8Array(head.length + bytes.length);
+      joined.set(head);
+      joined.set(bytes, head.length);
+      if (joined.length < 4 && !final) {
+        head = joined;
+        return;
+      }
+      head = undefined;
+      bytes = joined;
+      if (isZstd(bytes)) {
+        if (zstd === undefined) {
+          throw invalid("options", "the source is zstd-compressed: pass a decoder as `zstd` (e.g. the fzstd module)");
+        }
+        decoder = new zstd.Decompress((data) => decoded.push(data));
+      } else {
+        decoder = null;
+      }
+    }
+    if (decoder === null) {
+      feedText(bytes);
+      return;
+    }
+    decoder.push(bytes, final);
+    const pieces = decoded;
+    decoded = [];
+    for (const piece of pieces) feedText(piece);
+  };
+  const progress = (done) => {
+    if (onProgress === undefined) return;
+    const seconds = (performance.now() - started) / 1000;
+    const report = { bytesRead, textBytes, events: conversation.length, seconds, done };
+    report.bytesPerSecond = seconds > 0 ? bytesRead / seconds : 0;
+    if (totalBytes !== undefined) report.totalBytes = totalBytes;
+    onProgress(report);
+  };
+
+  const { chunks, stop } = chunksOf(source, chunkBytes);
+  const onAbort = () => stop(abortError(signal));
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    for await (const chunk of chunks) {
+      if (signal?.aborted) throw abortError(signal);
+      if (!(chunk instanceof Uint8Array)) {
+        throw invalid("source", "chunks must be Uint8Array (a Node stream must have no encoding set)");
+      }
+      bytesRead += chunk.length;
+      take(chunk, false);
+      progress(false);
+    }
+    if (signal?.aborted) throw abortError(signal);
+    take(new Uint8Array(0), true);
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+
+  const opened = { conversation, bytesRead, textBytes, compression: decoder ? "zstd" : "none" };
+  if (tail > 0) {
+    // The last line has no line end: complete it, as loadJson reads it; a line that is not JSON
+    // is a torn tail, left out (and kept, as after loadJson, for a following feed).
+    try {
+      conversation.feed(new Uint8Array([LINE_END]));
+    } catch (error) {
+      if (error?.code !== "MALFORMED_JSON") throw error;
+      opened.tornTail = { line: lineEnds + 1, bytes: tail };
+    }
+  }
+  if (conversation.length === 0 && conversation.session === undefined) throw notASessionLog(textBytes);
+  progress(true);
+  return opened;
+}
+
+async function open(conversation, source, options) {
+  try {
+    return await read(conversation, source, readOptions(options));
+  } catch (error) {
+    conversation.free();
+    throw error;
+  }
+}
+
+// A plain `export function`: scripts/build.sh turns it into a CommonJS export for the Node build.
+export function promptfoldOpenSession(conversation, source, options) {
+  return open(conversation, source, options);
+}
