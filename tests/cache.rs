@@ -672,32 +672,6 @@ fn loaded(events: &[Value]) -> Conversation {
     conversation
 }
 
-fn by_pieces(events: &[SessionEvent], cut: usize, live: usize, page: usize) -> Conversation {
-    let mut conversation = Conversation::new();
-    let end = (cut + live.max(1)).min(events.len());
-    conversation
-        .load(
-            events[cut..end].to_vec(),
-            LoadOptions::default().with_has_more(cut > 0),
-        )
-        .unwrap();
-    for chunk in events[end..].chunks(live.max(1)) {
-        conversation.append(chunk.to_vec()).unwrap();
-    }
-    let mut start = cut;
-    while start > 0 {
-        let from = start.saturating_sub(page.max(1));
-        conversation
-            .prepend(
-                events[from..start].to_vec(),
-                LoadOptions::default().with_has_more(from > 0),
-            )
-            .unwrap();
-        start = from;
-    }
-    conversation
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -730,7 +704,7 @@ proptest! {
         with_usage(&mut log, &choices);
         let events = parsed(&log);
         let fresh = loaded(&log);
-        let pieces = by_pieces(&events, cut.min(events.len()), live, page);
+        let pieces = common::by_pieces(&events, cut.min(events.len()), live, page);
         let options = CacheOptions { prices: None, cache_ttl_ms: Some(1000.0) };
         let expected = fresh.cache_ledger(&options).unwrap();
         prop_assert_eq!(&pieces.cache_ledger(&options).unwrap(), &expected);

@@ -410,34 +410,6 @@ fn enrich(events: &mut [Value], choices: &[u8]) {
     }
 }
 
-/// Loads `events` in the given way: pieces appended after a first load, then older pages
-/// prepended down to the start.
-fn by_pieces(events: &[SessionEvent], cut: usize, live: usize, page: usize) -> Conversation {
-    let mut conversation = Conversation::new();
-    let end = (cut + live.max(1)).min(events.len());
-    conversation
-        .load(
-            events[cut..end].to_vec(),
-            LoadOptions::default().with_has_more(cut > 0),
-        )
-        .unwrap();
-    for chunk in events[end..].chunks(live.max(1)) {
-        conversation.append(chunk.to_vec()).unwrap();
-    }
-    let mut start = cut;
-    while start > 0 {
-        let from = start.saturating_sub(page.max(1));
-        conversation
-            .prepend(
-                events[from..start].to_vec(),
-                LoadOptions::default().with_has_more(from > 0),
-            )
-            .unwrap();
-        start = from;
-    }
-    conversation
-}
-
 /// Loading a window, then prepending the older events and appending the newer ones in turns,
 /// in pieces of several sizes, gives every seq's context, the views and the totals of a fresh
 /// load; and almost every prepend is taken apart without folding the surface again (the
@@ -533,7 +505,7 @@ proptest! {
         enrich(&mut log, &choices);
         let events = parsed(&log);
         let fresh = loaded(&log);
-        let pieces = by_pieces(&events, cut.min(events.len()), live, page);
+        let pieces = common::by_pieces(&events, cut.min(events.len()), live, page);
         for event in &events {
             prop_assert_eq!(pieces.context_at(event.seq), fresh.context_at(event.seq));
             prop_assert!(!fresh.context_at(event.seq).incomplete);

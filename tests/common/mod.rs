@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use promptfold::{Conversation, LoadOptions, SessionEvent};
 use serde_json::Value;
 
 /// The case folder: `CONFORMANCE_DIR`, else the copy in the repository.
@@ -83,4 +84,32 @@ fn short(value: &Value) -> String {
     } else {
         text
     }
+}
+
+/// Loads `events` in the given way: pieces appended after a first load, then older pages
+/// prepended down to the start.
+pub fn by_pieces(events: &[SessionEvent], cut: usize, live: usize, page: usize) -> Conversation {
+    let mut conversation = Conversation::new();
+    let end = (cut + live.max(1)).min(events.len());
+    conversation
+        .load(
+            events[cut..end].to_vec(),
+            LoadOptions::default().with_has_more(cut > 0),
+        )
+        .unwrap();
+    for chunk in events[end..].chunks(live.max(1)) {
+        conversation.append(chunk.to_vec()).unwrap();
+    }
+    let mut start = cut;
+    while start > 0 {
+        let from = start.saturating_sub(page.max(1));
+        conversation
+            .prepend(
+                events[from..start].to_vec(),
+                LoadOptions::default().with_has_more(from > 0),
+            )
+            .unwrap();
+        start = from;
+    }
+    conversation
 }
