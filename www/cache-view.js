@@ -4,30 +4,15 @@
 // small price form remembered in localStorage). Plain DOM, text nodes only. Kept and new differ
 // by pattern and letter as well as colour; every figure is also text, and unknown is written
 // "unknown", never 0.
+import { el, fmt } from './dom.js';
 
 const STORAGE_KEY = 'promptfold.cachePrices';
 /** The cache TTL the page assumes until the reader enters another (minutes). */
 export const DEFAULT_TTL_MINUTES = 5;
 
-const number = new Intl.NumberFormat('en-GB');
-const fmt = (n) => number.format(Math.round(n));
 const percent = (rate) => `${(rate * 100).toFixed(1)}%`;
 /** Money with enough digits for fractions of a cent. */
 export const money = (amount) => `${amount < 0 ? '-' : ''}$${Math.abs(amount).toFixed(amount !== 0 && Math.abs(amount) < 0.01 ? 6 : 4)}`;
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (name === 'class') node.className = value;
-    else node.setAttribute(name, String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === undefined || child === null || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Words.

@@ -1,6 +1,7 @@
 // What the model saw: a context bar per trajectory row, the context of the selected point, and
 // the session's totals. Plain DOM, text nodes only. Each part of a bar has a pattern and a
 // letter as well as a colour, and its figures are in its label (hover or focus shows them).
+import { el, fmt } from './dom.js';
 
 const PARTS = [
   { key: 'systemTokens', name: 'system prompt', letter: 'S', cls: 'ctx-system' },
@@ -17,22 +18,6 @@ const TYPE_NAMES = {
   'developer/message': 'developer',
 };
 
-const number = new Intl.NumberFormat('en-GB');
-const fmt = (n) => number.format(Math.round(n));
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (name === 'class') node.className = value;
-    else node.setAttribute(name, String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === undefined || child === null || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
 
 /** The figures of a breakdown as one line of text. */
 export function breakdownText(breakdown) {
