@@ -409,8 +409,16 @@ impl TrajectoryBuilder {
     /// call relinks only the requests from the first one that the facts and step starts added
     /// since reach (after a live append, the last ones), or all of them after a prepend.
     pub fn requests(&self, range: std::ops::Range<usize>) -> Vec<TrajectoryRequest> {
-        let mut links = self.links.borrow_mut();
-        self.update(&mut links);
+        let mut fresh = Links::default();
+        let mut kept = self.links.try_borrow_mut();
+        let links = match kept.as_deref_mut() {
+            Ok(links) => links,
+            Err(_) => {
+                debug_assert!(false, "the links are borrowed only here");
+                &mut fresh
+            }
+        };
+        self.update(links);
         let start = range.start;
         links
             .links
