@@ -362,7 +362,7 @@ fn walk_allocations(census: &Census) -> usize {
     const PER_HEADER: usize = 320;
     const PER_RELEVANT: usize = 128;
     const PER_SURFACE: usize = 32;
-    const FIXED: usize = 4 << 20;
+    const FIXED: usize = 256 << 10;
     const MOST: usize = 64 << 20;
     (census.headers.saturating_mul(PER_HEADER))
         .saturating_add(census.relevant.saturating_mul(PER_RELEVANT))
