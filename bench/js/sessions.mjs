@@ -25,6 +25,9 @@ async function run(path, how) {
   const conversation = new promptfold.Conversation();
   const bytes = statSync(path).size;
   let error;
+  // CPU time (user and system, all threads) beside wall time: on a busy machine the wall time
+  // of a load is mostly waiting for a core.
+  const cpu = process.cpuUsage();
   const started = performance.now();
   try {
     if (how === "loadJson") {
@@ -43,6 +46,8 @@ async function run(path, how) {
     error = caught.code ?? String(caught);
   }
   const loadMs = performance.now() - started;
+  const { user, system } = process.cpuUsage(cpu);
+  const cpuMs = (user + system) / 1000;
   const wasmAfterLoad = promptfold.wasmMemoryBytes();
   const events = conversation.length;
   let viewsMs;
@@ -65,6 +70,8 @@ async function run(path, how) {
       error,
       loadMs: Math.round(loadMs),
       mbPerS: Math.round(bytes / MB / (loadMs / 1000)),
+      cpuMs: Math.round(cpuMs),
+      mbPerCpuS: Math.round(bytes / MB / (cpuMs / 1000)),
       wasmAfterLoad,
       bytesPerEvent: events > 0 ? Math.round(wasmAfterLoad / events) : undefined,
       viewsMs: viewsMs === undefined ? undefined : Math.round(viewsMs),
@@ -93,13 +100,16 @@ function table(runs, files) {
       rows.push(
         `| ${first.file} (${(first.bytes / MB).toFixed(0)} MB) | \`${how}\` | ${first.events.toLocaleString("en-US")} | ` +
           `${first.error ?? ""} | ${(pick("loadMs") / 1000).toFixed(2)} s | ${pick("mbPerS")} | ` +
+          `${(pick("cpuMs") / 1000).toFixed(2)} s | ${pick("mbPerCpuS")} | ` +
           `${Math.round(pick("wasmAfterLoad") / MB).toLocaleString("en-US")} MB | ${pick("bytesPerEvent")} | ` +
           `${pick("peakRssMB").toLocaleString("en-US")} MB | ${first.error ? "" : `${pick("viewsMs")} ms`} |`,
       );
     }
   }
-  console.log("| file | path | events | error | load | MB/s | wasm memory after | bytes per event | peak RSS | first `views()` |");
-  console.log("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+  console.log(
+    "| file | path | events | error | load (wall) | MB/s (wall) | load (CPU) | MB/s (CPU) | wasm memory after | bytes per event | peak RSS | first `views()` |",
+  );
+  console.log("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   for (const row of rows) console.log(row);
 }
 
