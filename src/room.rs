@@ -19,27 +19,14 @@ const LIVE_ROOM_LEAST: usize = 64;
 
 /// Room for `additional` more items in `list`, or [`Error::OutOfMemory`] (the list unchanged)
 /// when the memory cannot give it: a call makes room in its large lists before it changes
-/// anything, so that running out of memory fails the call instead of aborting the module.
-///
-/// An empty list gets exactly the room asked for (a load counts its batch, live room included);
-/// a list that grows gets half as much again as it then holds, not twice: in wasm memory, which
-/// never shrinks, a list of N bytes grown by doubling keeps up to N spare and leaves a hole of N
-/// that its own next growth cannot reuse, while blocks grown by half can take up the holes of
-/// the blocks before them.
+/// anything, so that running out of memory fails the call instead of aborting the module. The
+/// list grows as `Vec::reserve` grows it (doubling): growing by half instead was measured and
+/// not kept (docs/performance-notes.md).
 pub(crate) fn try_room<T>(list: &mut Vec<T>, additional: usize) -> Result<(), Error> {
-    let needed = list.len().saturating_add(additional);
-    if needed <= list.capacity() {
-        return Ok(());
-    }
-    let grown = match list.len() {
-        0 => needed,
-        len => needed.max(len.saturating_add(len / 2)),
-    };
-    let more = grown.saturating_sub(list.len());
-    // Near the memory's end, the room asked for alone may still fit.
-    (list.try_reserve_exact(more))
-        .or_else(|_| list.try_reserve_exact(additional))
-        .map_err(|_| out_of_memory(needed.saturating_mul(std::mem::size_of::<T>())))
+    list.try_reserve(additional).map_err(|_| {
+        let items = list.len().saturating_add(additional);
+        out_of_memory(items.saturating_mul(std::mem::size_of::<T>()))
+    })
 }
 
 /// Checks that a block of `bytes` can be had, or returns [`Error::OutOfMemory`]. The block is
