@@ -112,6 +112,13 @@ pub enum Error {
         /// The bytes of text read.
         bytes: u64,
     },
+    /// The memory cannot hold what the call needs (wasm32 addresses 4 GiB at most); the
+    /// window is unchanged and stays usable.
+    #[error("out of memory: the call needs about {bytes} more bytes than the memory can give (wasm32 holds at most 4 GiB); the window is unchanged")]
+    OutOfMemory {
+        /// The bytes that could not be had, as one block.
+        bytes: u64,
+    },
     /// `inspect_request_prompt` was given an event that is not a `request/header`.
     #[error("event seq {seq} is not a request/header")]
     NotARequestHeader {
@@ -137,6 +144,7 @@ impl Error {
             Error::NotARequestHeader { .. } => "NOT_A_REQUEST_HEADER",
             Error::UnsupportedFormatVersion { .. } => "UNSUPPORTED_FORMAT_VERSION",
             Error::NotASessionLog { .. } => "NOT_A_SESSION_LOG",
+            Error::OutOfMemory { .. } => "OUT_OF_MEMORY",
         }
     }
 
@@ -155,6 +163,7 @@ impl Error {
             | Error::NotAnArray { .. }
             | Error::InvalidArgument { .. }
             | Error::NotASessionLog { .. }
+            | Error::OutOfMemory { .. }
             | Error::NotARequestHeader { .. } => None,
         }
     }
@@ -193,6 +202,7 @@ impl Error {
             | Error::NotAnArray { .. }
             | Error::InvalidArgument { .. }
             | Error::NotASessionLog { .. }
+            | Error::OutOfMemory { .. }
             | Error::NotARequestHeader { .. } => {}
         }
         self

@@ -117,6 +117,29 @@ impl Inner {
     }
 }
 
+impl SystemPromptState {
+    /// Adds what `states` keep on the heap to `profile`: each state's own allocation, and each
+    /// fold record they are versions of, once.
+    #[cfg(feature = "testkit")]
+    pub(crate) fn heap_profile(
+        states: &[SystemPromptState],
+        profile: &mut crate::heap::HeapProfile,
+    ) {
+        let mut records: Vec<*const RefCell<FoldRecord>> = Vec::new();
+        for state in states {
+            let inner = std::mem::size_of::<Inner>();
+            profile.shared("states (own)", inner, Rc::strong_count(&state.0));
+            if let Some(record) = &state.0.record {
+                let pointer = Rc::as_ptr(record);
+                if !records.contains(&pointer) {
+                    records.push(pointer);
+                    record.borrow().heap_profile(profile);
+                }
+            }
+        }
+    }
+}
+
 /// Folds one event into `previous` (BEHAVIOUR.md section 2) and returns the state after it.
 ///
 /// An event that is not relevant (neither a `system/message` nor a replace) returns `previous`

@@ -63,6 +63,14 @@ pub(crate) trait Spare {
     fn spare() -> Self;
 }
 
+impl<T> FrontVec<T> {
+    /// The room and the items, as allocated (for the heap profile).
+    #[cfg(feature = "testkit")]
+    pub fn slots(&self) -> &Vec<T> {
+        &self.slots
+    }
+}
+
 impl<T: Spare> FrontVec<T> {
     /// Adds `items` after the last item.
     pub fn extend(&mut self, items: Vec<T>) {
@@ -77,6 +85,18 @@ impl<T: Spare> FrontVec<T> {
             *slot = T::spare();
         }
         self.start = end;
+    }
+
+    /// The bytes [`FrontVec::prepend`] of `added` items allocates (none while the room before
+    /// the items suffices).
+    pub fn prepend_bytes(&self, added: usize) -> usize {
+        if added <= self.start {
+            return 0;
+        }
+        let kept = self.slots.len().saturating_sub(self.start);
+        let room = added.saturating_add(added.saturating_add(kept) / 2);
+        let slots = room.saturating_add(self.slots.len());
+        slots.saturating_mul(std::mem::size_of::<T>())
     }
 
     /// Puts `items` before the first item. Costs O(`items.len()`) while the room before the
@@ -108,9 +128,10 @@ impl<T> FrontVec<T> {
         self.slots.push(item);
     }
 
-    /// Room for `additional` more items after the last one.
-    pub fn reserve(&mut self, additional: usize) {
-        self.slots.reserve(additional);
+    /// Room for `additional` more items after the last one, or [`Error::OutOfMemory`] (the
+    /// list unchanged) when the memory cannot give it.
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), crate::error::Error> {
+        crate::room::try_room(&mut self.slots, additional)
     }
 
     /// The items, as a `Vec` of their own size.
@@ -251,7 +272,7 @@ mod tests {
         list.drop_front(9);
         assert!(list.is_empty());
         let mut numbers = FrontVec::from(vec![2u32]);
-        numbers.reserve(4);
+        numbers.try_reserve(4).unwrap();
         numbers.prepend(vec![1]);
         assert_eq!(numbers.into_vec(), vec![1, 2]);
     }

@@ -54,6 +54,8 @@
 mod error;
 mod fold;
 mod front_vec;
+#[cfg(feature = "testkit")]
+mod heap;
 mod input;
 mod pair_hash;
 mod room;

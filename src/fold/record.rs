@@ -103,6 +103,16 @@ pub(super) struct FoldRecord {
 }
 
 impl FoldRecord {
+    /// Adds what this record keeps on the heap to `profile`.
+    #[cfg(feature = "testkit")]
+    pub fn heap_profile(&self, profile: &mut crate::heap::HeapProfile) {
+        self.entries.heap_profile("fold record", profile);
+        profile.map("fold record indexes", &self.nodes);
+        profile.map("fold record indexes", &self.nonempty);
+        profile.map("fold record indexes", &self.by_position);
+        profile.list("fold record indexes", &self.replacements.items);
+    }
+
     /// A new record whose version 0 holds what survives at `version` of this one.
     pub fn branch(&self, version: Version) -> FoldRecord {
         let mut branch = FoldRecord {

@@ -26,6 +26,7 @@ use requests::Requests;
 
 use std::rc::Rc;
 
+use crate::error::Error;
 use crate::input::event::{EventKind, MessageRole, Seq, SessionEvent};
 use crate::input::json::JsonValue;
 
@@ -101,6 +102,14 @@ impl SurfaceFold {
         }
     }
 
+    /// Room in the lists the fold grows for `states` more surface nodes and replaces,
+    /// `headers` request headers and `steps` step starts ([`Error::OutOfMemory`] when the memory
+    /// cannot give it).
+    pub fn reserve(&mut self, states: usize, headers: usize, steps: usize) -> Result<(), Error> {
+        self.nodes.reserve(states)?;
+        self.requests.reserve(headers, steps)
+    }
+
     /// Folds `events`, which follow every event already folded.
     pub fn extend<'a>(&mut self, events: impl IntoIterator<Item = &'a SessionEvent>) {
         for event in events {
@@ -131,6 +140,13 @@ impl SurfaceFold {
         self.extend(page);
         self.extend(window);
         !old.requests().eq(self.requests())
+    }
+
+    /// Adds what this fold keeps on the heap to `profile`.
+    #[cfg(feature = "testkit")]
+    pub fn heap_profile(&self, profile: &mut crate::heap::HeapProfile) {
+        self.nodes.heap_profile(profile);
+        self.requests.heap_profile(profile);
     }
 
     /// The sums of the context at `seq`.

@@ -169,6 +169,12 @@ impl<E> Versioned<E> {
         self.history.advance(tip, self.slots.len())
     }
 
+    /// Room for `additional` more entries ([`crate::error::Error::OutOfMemory`] when the
+    /// memory cannot give it).
+    pub fn reserve(&mut self, additional: usize) -> Result<(), crate::error::Error> {
+        crate::room::try_room(&mut self.slots, additional)
+    }
+
     /// Adds `entry` at the tip, returning its index.
     pub fn push(&mut self, entry: E) -> usize {
         let index = self.slots.len();
@@ -217,6 +223,14 @@ impl<E> Versioned<E> {
     /// Every entry, by index.
     pub fn entries(&self) -> impl Iterator<Item = &E> {
         self.slots.iter().map(|slot| &slot.entry)
+    }
+
+    /// Adds this record's entries (row `name`) and checkpoints to `profile`.
+    #[cfg(feature = "testkit")]
+    pub fn heap_profile(&self, name: &'static str, profile: &mut crate::heap::HeapProfile) {
+        profile.list(name, &self.slots);
+        profile.list("checkpoints", &self.history.checkpoints);
+        profile.list("checkpoints", &self.history.checkpointed);
     }
 
     /// The number of checkpoints taken.

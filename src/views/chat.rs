@@ -5,9 +5,11 @@ use std::rc::Rc;
 
 use serde::Serialize;
 
+use crate::error::Error;
 use crate::fold::request::{ChangeKind, RequestPromptInspection};
 use crate::input::event::{EventKind, HeaderReason, Seq};
 use crate::pair_hash::StepMap;
+use crate::room::try_room;
 use crate::views::location::Location;
 use crate::views::observe::Census;
 use crate::views::observe::Observed;
@@ -294,9 +296,9 @@ impl Steps {
     }
 
     /// Makes room for `additional` more steps.
-    fn reserve(&mut self, additional: usize) {
-        self.slots.reserve(additional);
-        self.ascending.reserve(additional);
+    fn reserve(&mut self, additional: usize) -> Result<(), Error> {
+        try_room(&mut self.slots, additional)?;
+        try_room(&mut self.ascending, additional)
     }
 }
 
@@ -323,6 +325,17 @@ pub(crate) struct CardDelta {
 }
 
 impl ChatBuilder {
+    /// Adds what the cards keep on the heap to `profile`.
+    #[cfg(feature = "testkit")]
+    pub fn heap_profile(&self, profile: &mut crate::heap::HeapProfile) {
+        profile.list("chat cards", &self.cards);
+        profile.list("chat steps", &self.steps.slots);
+        profile.list("chat steps", &self.steps.ascending);
+        let entry = std::mem::size_of::<((u64, u64), usize)>().saturating_add(1);
+        let others = self.steps.others.capacity().saturating_mul(entry);
+        profile.add("chat steps", self.steps.others.len(), others);
+    }
+
     /// Takes the next event of the window and returns what it changed.
     pub fn observe(&mut self, seen: &Observed) -> CardDelta {
         let mut delta = CardDelta::default();
@@ -500,13 +513,14 @@ impl ChatBuilder {
         self.last_relevant_is_system_append = old.last_relevant_is_system_append;
     }
 
-    /// Makes room for what a batch of events can add.
-    pub fn reserve(&mut self, census: &Census) {
+    /// Makes room for what a batch of events can add ([`Error::OutOfMemory`] when the memory
+    /// cannot give it).
+    pub fn reserve(&mut self, census: &Census) -> Result<(), Error> {
         let cards = census.headers.saturating_add(census.system_appends);
-        self.cards.reserve(cards);
-        self.order.reserve(cards);
+        try_room(&mut self.cards, cards)?;
+        try_room(&mut self.order, cards)?;
         self.steps
-            .reserve(census.step_starts.saturating_add(census.turn_starts));
+            .reserve(census.step_starts.saturating_add(census.turn_starts))
     }
 
     /// Frees the spare capacity of the card list (after a whole window was walked).

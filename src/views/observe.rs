@@ -3,7 +3,7 @@
 
 use crate::fold::request::RequestPromptInspection;
 use crate::fold::SystemPromptState;
-use crate::input::event::{EventKind, SessionEvent};
+use crate::input::event::{EventKind, SessionEvent, SurfaceOp};
 use crate::views::location::Location;
 
 /// One event of the window with everything derived for it so far.
@@ -29,6 +29,8 @@ pub(crate) struct Census {
     pub system_appends: usize,
     pub turn_starts: usize,
     pub step_starts: usize,
+    /// Surface nodes and replaces: the states of the surface fold.
+    pub surface: usize,
 }
 
 impl Census {
@@ -46,6 +48,11 @@ impl Census {
             count(
                 &mut census.step_starts,
                 matches!(event.kind, EventKind::StepStart),
+            );
+            count(
+                &mut census.surface,
+                crate::fold::surface::node_of(event).is_some()
+                    || matches!(event.surface_op, Some(SurfaceOp::Replace { .. })),
             );
         }
         census

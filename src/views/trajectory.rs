@@ -5,11 +5,13 @@ use std::rc::Rc;
 
 use serde::Serialize;
 
+use crate::error::Error;
 use crate::fold::request::{inspect_header, ChangeKind, PromptChange, PromptSnapshot};
 use crate::fold::SystemPromptNode;
 use crate::input::event::{EventKind, Seq, Time};
 use crate::input::json::stringify::serialize_js_number;
 use crate::pair_hash::StepMap;
+use crate::room::try_room;
 use crate::views::chat::{CardKey, CardSource};
 use crate::views::location::Location;
 use crate::views::observe::Census;
@@ -173,6 +175,27 @@ pub(crate) struct TrajectoryBuilder {
 }
 
 impl TrajectoryBuilder {
+    /// Adds what the trajectory keeps on the heap to `profile`.
+    #[cfg(feature = "testkit")]
+    pub fn heap_profile(&self, profile: &mut crate::heap::HeapProfile) {
+        profile.list("trajectory headers", &self.headers);
+        let fact = std::mem::size_of::<Fact>();
+        let changes = self
+            .headers
+            .iter()
+            .filter(|fact| fact.change.is_some())
+            .count();
+        let change = std::mem::size_of::<PromptChange>();
+        profile.add(
+            "trajectory headers (boxed)",
+            self.headers.len(),
+            fact.saturating_mul(self.headers.len())
+                .saturating_add(change.saturating_mul(changes)),
+        );
+        profile.list("trajectory known prompts", &self.known_prompts);
+        profile.list("trajectory step starts", &self.step_starts);
+    }
+
     /// Takes the next event of the window; returns whether it added anything to the trajectory.
     pub fn observe(&mut self, seen: &Observed) -> bool {
         let before = (self.headers.len(), self.known_prompts.len());
@@ -337,12 +360,13 @@ impl TrajectoryBuilder {
         changed
     }
 
-    /// Makes room for what a batch of events can add.
-    pub fn reserve(&mut self, census: &Census) {
-        self.headers
-            .reserve(census.headers.saturating_add(census.relevant));
-        self.known_prompts.reserve(census.system_appends);
-        self.step_starts.reserve(census.step_starts);
+    /// Makes room for what a batch of events can add ([`Error::OutOfMemory`] when the memory
+    /// cannot give it).
+    pub fn reserve(&mut self, census: &Census) -> Result<(), Error> {
+        let headers = census.headers.saturating_add(census.relevant);
+        try_room(&mut self.headers, headers)?;
+        try_room(&mut self.known_prompts, census.system_appends)?;
+        try_room(&mut self.step_starts, census.step_starts)
     }
 
     /// Frees the spare capacity of the fact lists (after a whole window was walked).

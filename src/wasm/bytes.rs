@@ -9,6 +9,7 @@ use crate::input::json::utf8::is_utf8;
 use crate::input::parse::framing::{Framing, Rows};
 use crate::input::parse::parse_text_rows;
 use crate::input::parse::stream::{parse_streamed, Streamed};
+use crate::room::try_room;
 
 /// The events of a JSON batch given as UTF-8 bytes, read in pieces.
 pub(crate) fn read_bytes_batch(
@@ -19,8 +20,18 @@ pub(crate) fn read_bytes_batch(
     let mut pieces = BytePieces::new(bytes);
     match parse_streamed(&mut |room| pieces.next(room), interner, framing) {
         Streamed::Read(result) if !pieces.failed => result,
-        _ => parse_text_rows(&bytes.to_vec(), interner, framing),
+        _ => parse_text_rows(&whole_bytes(bytes)?, interner, framing),
     }
+}
+
+/// A copy of `bytes` in wasm memory, or [`Error::OutOfMemory`] when it does not fit.
+fn whole_bytes(bytes: &js_sys::Uint8Array) -> Result<Vec<u8>, Error> {
+    let length = bytes.length() as usize;
+    let mut whole = Vec::new();
+    try_room(&mut whole, length)?;
+    whole.resize(length, 0);
+    bytes.copy_to(&mut whole);
+    Ok(whole)
 }
 
 /// A `Uint8Array` handed out as pieces that end between UTF-8 characters.

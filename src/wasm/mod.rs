@@ -110,7 +110,8 @@ export type ErrorCode =
   | "INVALID_ARGUMENT"
   | "NOT_A_REQUEST_HEADER"
   | "UNSUPPORTED_FORMAT_VERSION"
-  | "NOT_A_SESSION_LOG";
+  | "NOT_A_SESSION_LOG"
+  | "OUT_OF_MEMORY";
 
 /** What promptfold throws: an `Error` with a stable `code`, and the offending event's place. */
 export interface PromptfoldError extends Error {

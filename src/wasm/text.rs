@@ -12,6 +12,7 @@ use crate::input::json::utf8::is_utf8;
 use crate::input::parse::framing::{Framing, Rows};
 use crate::input::parse::parse_text_rows;
 use crate::input::parse::stream::{parse_streamed, Streamed, PIECE_ROOM};
+use crate::room::try_room;
 
 #[wasm_bindgen(module = "/src/wasm/js/text.js")]
 extern "C" {
@@ -84,10 +85,12 @@ impl FedText {
 /// `text` as one Rust string (lone surrogates become U+FFFD, as in every UTF-8 encoding of a JS
 /// string), with room for ASCII text made up front.
 pub(crate) fn whole_string(text: &js_sys::JsString) -> Result<String, Error> {
-    let mut whole = Vec::with_capacity(text.length() as usize);
+    let mut whole = Vec::new();
+    try_room(&mut whole, text.length() as usize)?;
     let mut pieces = StringPieces::new(text);
     loop {
         let filled = whole.len();
+        try_room(&mut whole, PIECE_ROOM)?;
         whole.resize(filled.saturating_add(PIECE_ROOM), 0);
         let written = whole.get_mut(filled..).and_then(|room| pieces.next(room));
         whole.truncate(filled.saturating_add(written.unwrap_or(0)));

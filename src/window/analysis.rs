@@ -1,10 +1,12 @@
 //! The derived data of a window, built by walking its events once in seq order: fold states,
 //! request inspections, chat cards and trajectory facts. Appending events continues the walk.
 
+use crate::error::Error;
 use crate::fold::request::{inspect_header, RequestPromptInspection};
 use crate::fold::surface::{RequestState, SurfaceFold};
 use crate::fold::{inspect_system_prompt, SystemPromptState};
 use crate::input::event::{Seq, SessionEvent};
+use crate::room::{headroom, try_room};
 use crate::views::cache::{CacheLedger, CacheOptions, LedgerInput};
 use crate::views::chat::{CardKey, ChatBuilder, ChatCard};
 use crate::views::context::{
@@ -40,6 +42,7 @@ fn with_live_room(census: Census) -> Census {
         system_appends: room(census.system_appends),
         turn_starts: room(census.turn_starts),
         step_starts: room(census.step_starts),
+        surface: room(census.surface),
     }
 }
 
@@ -64,14 +67,15 @@ pub(crate) struct Analysis {
 }
 
 impl Analysis {
-    /// Analyses a whole window: `events` ascending by seq, the first being the window start.
-    pub fn of_window(events: &[SessionEvent]) -> Analysis {
+    /// Analyses a whole window: `events` ascending by seq, the first being the window start;
+    /// [`Error::OutOfMemory`] when the memory cannot hold it.
+    pub fn of_window(events: &[SessionEvent]) -> Result<Analysis, Error> {
         let mut analysis = Analysis::new(events.first().map(|event| event.seq));
-        analysis.reserve(&with_live_room(Census::of(events)));
+        analysis.reserve(&with_live_room(Census::of(events)))?;
         analysis.walk_all(events);
         analysis.chat.shrink_to_fit();
         analysis.trajectory.shrink_to_fit();
-        analysis
+        Ok(analysis)
     }
 
     /// An empty analysis of a window that starts at `window_start`.
@@ -88,10 +92,11 @@ impl Analysis {
         self.window_start
     }
 
-    /// Walks `events`, which follow every event already walked, and returns what they changed.
-    pub fn extend(&mut self, events: &[SessionEvent]) -> Delta {
-        self.reserve(&Census::of(events));
-        self.walk_all(events)
+    /// Walks `events`, which follow every event already walked, and returns what they changed;
+    /// [`Error::OutOfMemory`], with nothing changed, when the memory cannot hold them.
+    pub fn extend(&mut self, events: &[SessionEvent]) -> Result<Delta, Error> {
+        self.reserve(&Census::of(events))?;
+        Ok(self.walk_all(events))
     }
 
     /// Walks `events` (room for them reserved) and returns what they changed.
@@ -110,13 +115,17 @@ impl Analysis {
         delta
     }
 
-    /// Room for `census` more events in every list a walk grows.
-    fn reserve(&mut self, census: &Census) {
-        self.state_seqs.reserve(census.relevant);
-        self.states.reserve(census.relevant);
-        self.inspections.reserve(census.headers);
-        self.chat.reserve(census);
-        self.trajectory.reserve(census);
+    /// Room for `census` more events in every list a walk grows, and for what else they
+    /// allocate (see [`headroom`]); [`Error::OutOfMemory`] when the memory cannot give it (the
+    /// lists only gain capacity).
+    fn reserve(&mut self, census: &Census) -> Result<(), Error> {
+        try_room(&mut self.state_seqs, census.relevant)?;
+        try_room(&mut self.states, census.relevant)?;
+        try_room(&mut self.inspections, census.headers)?;
+        self.chat.reserve(census)?;
+        self.trajectory.reserve(census)?;
+        (self.surface).reserve(census.surface, census.headers, census.step_starts)?;
+        headroom(walk_allocations(census))
     }
 
     /// Walks the next event, adding what it changed to `delta`.
@@ -333,6 +342,24 @@ impl Analysis {
         crate::views::cache::ledger(&input, options)
     }
 
+    /// Adds what this analysis keeps on the heap to `profile`.
+    #[cfg(feature = "testkit")]
+    pub fn heap_profile(&self, profile: &mut crate::heap::HeapProfile) {
+        profile.list("state seqs", &self.state_seqs);
+        profile.list("states", &self.states);
+        SystemPromptState::heap_profile(&self.states, profile);
+        profile.list("inspections", &self.inspections);
+        let boxed = std::mem::size_of::<RequestPromptInspection>();
+        profile.add(
+            "inspections (boxed)",
+            self.inspections.len(),
+            boxed.saturating_mul(self.inspections.len()),
+        );
+        self.chat.heap_profile(profile);
+        self.trajectory.heap_profile(profile);
+        self.surface.heap_profile(profile);
+    }
+
     /// Chat cards and trajectory.
     pub fn views(&self) -> Views {
         Views {
@@ -340,6 +367,25 @@ impl Analysis {
             trajectory: self.trajectory(),
         }
     }
+}
+
+/// About the bytes a walk of `census` allocates besides its lists (per header an inspection
+/// and a fact, boxed, and a card of the change report; per relevant event a state and its fold
+/// record's entries and index nodes; per surface event its record's tree nodes and
+/// checkpoints; a fixed part for the rest), at most 64 MiB: the block [`headroom`] checks. The
+/// lists, which hold most of a window, are reserved exactly; a larger block would stay in
+/// wasm memory for nothing after a large load.
+fn walk_allocations(census: &Census) -> usize {
+    const PER_HEADER: usize = 320;
+    const PER_RELEVANT: usize = 128;
+    const PER_SURFACE: usize = 32;
+    const FIXED: usize = 256 << 10;
+    const MOST: usize = 64 << 20;
+    (census.headers.saturating_mul(PER_HEADER))
+        .saturating_add(census.relevant.saturating_mul(PER_RELEVANT))
+        .saturating_add(census.surface.saturating_mul(PER_SURFACE))
+        .saturating_add(FIXED)
+        .min(MOST)
 }
 
 /// A request's context as the views show it.

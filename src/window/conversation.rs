@@ -11,6 +11,7 @@ use crate::input::intern::JsonInterner;
 use crate::input::json::JsonValue;
 use crate::input::parse::framing::{Framing, Numbering, Rows};
 use crate::input::parse::{parse_fed_lines, parse_rows, parse_text_rows};
+use crate::room::{headroom, try_room};
 use crate::views::cache::{CacheLedger, CacheOptions};
 use crate::views::chat::{sort_cards, ChatCard};
 use crate::views::context::{Context, ContextSummary, ContextTotals};
@@ -179,8 +180,9 @@ impl Conversation {
         } = rows;
         let mut events = events;
         // Room for live events (see `live_room`); events read from text have it already.
-        events.reserve(crate::room::live_room(events.len()));
-        let analysis = Analysis::of_window(&events);
+        let room = crate::room::live_room(events.len());
+        try_room(&mut events, room)?;
+        let analysis = Analysis::of_window(&events)?;
         let mut change = compare(&self.analysis, &analysis);
         change.splices.lines = ListSplice::replaced(self.events.len(), events.len());
         self.events = FrontVec::from(events);
@@ -207,7 +209,9 @@ impl Conversation {
         );
         let last_request = requests.checked_sub(1);
         let last_context = last_request.and_then(|last| self.analysis.request_context_of(last));
-        let delta = self.analysis.extend(&rows.events);
+        // Room first: a call the memory cannot hold changes nothing.
+        self.events.try_reserve(rows.events.len())?;
+        let delta = self.analysis.extend(&rows.events)?;
         let added = rows.events.len();
         self.events.extend(rows.events);
         self.numbering = rows.numbering;
@@ -277,6 +281,9 @@ impl Conversation {
             self.has_more = has_more;
             return Ok(self.unchanged());
         }
+        // The page's walk allocates as a load of it does; the events may move once.
+        let page_bytes = prepend_allocations(events.len());
+        headroom(page_bytes.saturating_add(self.events.prepend_bytes(events.len())))?;
         if self.events.is_empty() {
             self.numbering = rows.numbering;
         }
@@ -615,6 +622,20 @@ impl Conversation {
         })
     }
 
+    /// What the window keeps on the heap, by structure: name, items and bytes (as this target
+    /// lays them out; values shared between events are counted once, by their share).
+    #[cfg(feature = "testkit")]
+    pub fn heap_profile(&self) -> Vec<(&'static str, usize, usize)> {
+        let mut profile = crate::heap::HeapProfile::default();
+        profile.list("events", self.events.slots());
+        for event in self.events.iter() {
+            event_payload(event, &mut profile);
+        }
+        profile.add("unfinished line", 1, self.unfinished.capacity());
+        self.analysis.heap_profile(&mut profile);
+        profile.into_rows()
+    }
+
     fn report(&self, delta: &Delta) -> ConversationChange {
         let cards = |indices: &[usize]| -> Vec<ChatCard> {
             let mut cards: Vec<ChatCard> = indices
@@ -675,4 +696,38 @@ pub(crate) fn check_ascending(events: &[SessionEvent], after: Option<Seq>) -> Re
         previous = Some(event.seq);
     }
     Ok(())
+}
+
+/// About the bytes a prepend of `page` events allocates apart from the window's events: a new
+/// analysis of the page (and of the window until the two walks converge), at most 64 MiB.
+fn prepend_allocations(page: usize) -> usize {
+    const PER_EVENT: usize = 512;
+    const FIXED: usize = 4 << 20;
+    const MOST: usize = 64 << 20;
+    page.saturating_mul(PER_EVENT)
+        .saturating_add(FIXED)
+        .min(MOST)
+}
+
+/// The allocations of `event`'s payload, each counted by its share (an `Rc` shared by `n`
+/// owners counts `1/n` of its bytes here).
+#[cfg(feature = "testkit")]
+fn event_payload(event: &SessionEvent, profile: &mut crate::heap::HeapProfile) {
+    use std::mem::size_of;
+    use std::rc::Rc;
+    match &event.kind {
+        EventKind::SystemMessage { text, .. } => {
+            profile.shared("system texts", text.len(), Rc::strong_count(text));
+        }
+        EventKind::RequestHeader(header) => {
+            let size = size_of::<crate::input::event::RequestHeader>();
+            profile.shared("request headers", size, Rc::strong_count(header));
+        }
+        EventKind::Message(message) => {
+            if let Some(usage) = &message.usage {
+                profile.shared("usage", size_of::<JsonValue>(), Rc::strong_count(usage));
+            }
+        }
+        _ => {}
+    }
 }

@@ -13,6 +13,7 @@
 use super::record::{NodeType, Sums, Survivor};
 use super::segments::{combine, Segments};
 use super::{node_of, SurfaceSums};
+use crate::error::Error;
 use crate::front_vec::{FrontVec, Spare};
 use crate::input::event::{EventKind, Seq, SessionEvent, SurfaceOp};
 
@@ -64,10 +65,22 @@ impl NodeFold {
         self.window_start
     }
 
-    /// Room for `states` more states.
-    pub fn reserve(&mut self, states: usize) {
-        self.seqs.reserve(states);
-        self.upper.reserve(states);
+    /// Adds what this fold keeps on the heap to `profile`.
+    #[cfg(feature = "testkit")]
+    pub fn heap_profile(&self, profile: &mut crate::heap::HeapProfile) {
+        self.segments.heap_profile(profile);
+        profile.list("surface state seqs", self.seqs.slots());
+        profile.list("surface upper sums", self.upper.slots());
+        profile.list("surface low replaces", &self.low_replaces);
+        profile.list("surface low replaces", &self.low_born);
+        profile.list("surface system appends", self.system_appends.slots());
+    }
+
+    /// Room for `states` more states ([`Error::OutOfMemory`] when the memory cannot give it).
+    pub fn reserve(&mut self, states: usize) -> Result<(), Error> {
+        self.seqs.try_reserve(states)?;
+        self.upper.try_reserve(states)?;
+        self.segments.reserve(states)
     }
 
     /// Folds `event`, which follows every event folded.
@@ -267,7 +280,8 @@ impl NodeFold {
             "a page ends before the window start"
         );
         let mut low = NodeFold::new(Some(first.seq));
-        low.reserve(page.len());
+        // Only capacity: the page's lists grow as they need when it cannot be had.
+        let _ = low.reserve(page.len());
         for event in page {
             low.fold(event);
         }

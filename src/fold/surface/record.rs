@@ -67,6 +67,20 @@ pub(super) struct Record {
 }
 
 impl Record {
+    /// Room for `additional` more entries ([`crate::error::Error::OutOfMemory`] when the
+    /// memory cannot give it).
+    pub fn reserve(&mut self, additional: usize) -> Result<(), crate::error::Error> {
+        self.entries.reserve(additional)
+    }
+
+    /// Adds what this record keeps on the heap to `profile`.
+    #[cfg(feature = "testkit")]
+    pub fn heap_profile(&self, profile: &mut crate::heap::HeapProfile) {
+        self.entries.heap_profile("surface record", profile);
+        profile.map("surface indexes", &self.order);
+        profile.map("surface indexes", &self.systems);
+    }
+
     /// The token sums of the tip.
     pub fn sums(&self) -> Sums {
         self.sums

@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use super::nodes::NodeFold;
 use super::{Answer, RequestState, SurfaceSums};
+use crate::error::Error;
 use crate::front_vec::{FrontVec, Spare};
 use crate::input::event::{EventKind, HeaderReason, MessageRole, Seq, SessionEvent, SurfaceOp};
 use crate::input::tokens::tools_tokens;
@@ -41,6 +42,20 @@ struct Since {
 }
 
 impl Requests {
+    /// Room for `headers` more request headers and `steps` more requests
+    /// ([`Error::OutOfMemory`] when the memory cannot give it).
+    pub fn reserve(&mut self, headers: usize, steps: usize) -> Result<(), Error> {
+        self.headers.try_reserve(headers)?;
+        self.resolved.try_reserve(steps)
+    }
+
+    /// Adds what the requests keep on the heap to `profile`.
+    #[cfg(feature = "testkit")]
+    pub fn heap_profile(&self, profile: &mut crate::heap::HeapProfile) {
+        profile.list("surface request headers", self.headers.slots());
+        profile.list("surface requests", self.resolved.slots());
+    }
+
     /// Folds `event`, which follows every event folded; `nodes` has folded every event before
     /// it.
     pub fn fold(&mut self, event: &SessionEvent, nodes: &NodeFold) {

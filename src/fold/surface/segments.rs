@@ -111,6 +111,30 @@ impl Segments {
         }
     }
 
+    /// Adds what the segments keep on the heap to `profile`.
+    #[cfg(feature = "testkit")]
+    pub fn heap_profile(&self, profile: &mut crate::heap::HeapProfile) {
+        profile.list("surface segments", &self.list);
+        profile.map("surface indexes", &self.moved);
+        for segment in &self.list {
+            segment.record.heap_profile(profile);
+            profile.list("surface segment versions", &segment.changed_at);
+            profile.list("surface segment versions", &segment.sums);
+        }
+    }
+
+    /// Room for `additional` more versions and entries in the top segment, which a walk grows
+    /// ([`Error::OutOfMemory`] when the memory cannot give it).
+    pub fn reserve(&mut self, additional: usize) -> Result<(), crate::error::Error> {
+        match self.list.last_mut() {
+            Some(top) => {
+                top.record.reserve(additional)?;
+                crate::room::try_room(&mut top.changed_at, additional)
+            }
+            None => Ok(()),
+        }
+    }
+
     /// The lowest position of the segments above the lowest.
     pub fn ceiling(&self) -> Seq {
         self.list.get(1).map_or(Seq::MAX, |segment| segment.floor)

@@ -47,6 +47,10 @@ impl RawEvent<'_> {
         };
         let step = raw.data.step.non_negative_integer();
         let kind = event_kind(raw.kind, &raw.data, interner, given);
+        // A batch the memory cannot hold fails instead of aborting the module.
+        if events.len() == events.capacity() {
+            crate::room::try_room(events, 1)?;
+        }
         events.push(SessionEvent {
             seq,
             time,

@@ -1,0 +1,145 @@
+// Running out of wasm memory is a typed error, not an abort: the web build's module is
+// instantiated with its memory capped at MAX_MIB (its memory section given a maximum, as a
+// stand-in for wasm32's 4 GiB), and a log too large for it is given to loadJson, feed and
+// prepend. Each call must throw OUT_OF_MEMORY, leave its conversation as it was, and leave the
+// module working. `node bench/js/memory-ceiling.mjs` runs the same at the real 4 GiB ceiling.
+//
+// PROMPTFOLD_WEB=dir tests another web build (the folder of promptfold.js and its .wasm).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { repoRoot } from "./cases.mjs";
+import { sessionEvents } from "./kit/session.mjs";
+
+const MiB = 1024 * 1024;
+const MAX_MIB = 96;
+const webDir = process.env.PROMPTFOLD_WEB || join(repoRoot, "pkg", "web");
+
+/** Reads an unsigned LEB128 at `at`: [value, next offset]. */
+function readLeb(bytes, at) {
+  let value = 0;
+  let shift = 0;
+  for (;;) {
+    const byte = bytes[at];
+    at += 1;
+    value += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+    if ((byte & 0x80) === 0) return [value, at];
+  }
+}
+
+function leb(value) {
+  const out = [];
+  do {
+    let byte = value % 128;
+    value = Math.floor(value / 128);
+    if (value > 0) byte |= 0x80;
+    out.push(byte);
+  } while (value > 0);
+  return out;
+}
+
+/** `wasm` with its one defined memory given a maximum of `pages` 64 KiB pages. */
+export function capMemory(wasm, pages) {
+  let at = 8;
+  while (at < wasm.length) {
+    const id = wasm[at];
+    const [size, body] = readLeb(wasm, at + 1);
+    if (id === 5) {
+      const [count, flagsAt] = readLeb(wasm, body);
+      assert.equal(count, 1, "one memory");
+      assert.equal(wasm[flagsAt] & ~1, 0, "a plain 32-bit memory");
+      const [initial] = readLeb(wasm, flagsAt + 1);
+      const content = [1, 1, ...leb(initial), ...leb(pages)];
+      const section = Uint8Array.from([5, ...leb(content.length), ...content]);
+      const out = new Uint8Array(at + section.length + wasm.length - body - size);
+      out.set(wasm.subarray(0, at), 0);
+      out.set(section, at);
+      out.set(wasm.subarray(body + size), at + section.length);
+      return out;
+    }
+    at = body + size;
+  }
+  throw new Error("no memory section");
+}
+
+const promptfold = await import(pathToFileURL(join(webDir, "promptfold.js")).href);
+const wasm = readFileSync(join(webDir, "promptfold_bg.wasm"));
+promptfold.initSync({ module: capMemory(wasm, (MAX_MIB * MiB) / 65536) });
+const { Conversation, wasmMemoryBytes } = promptfold;
+
+/** JSON lines text of a small-profile session of `count` events after a header. */
+function log(count, seed = 7) {
+  const header = { type: "session", version: 4, id: "s-limit", createdAt: 1_700_000_000_000, cwd: "/w" };
+  const lines = [JSON.stringify(header)];
+  for (const event of sessionEvents({ profile: "small", seed, maxEvents: count })) lines.push(JSON.stringify(event));
+  return `${lines.join("\n")}\n`;
+}
+
+const encoder = new TextEncoder();
+const small = log(2_000);
+// Well over what MAX_MIB holds (about 380 bytes per event are kept).
+const huge = encoder.encode(log(600_000));
+
+function shown(conversation) {
+  return JSON.stringify({ length: conversation.length, views: conversation.views() });
+}
+
+function throwsOutOfMemory(call) {
+  assert.throws(call, (error) => {
+    assert.equal(error.name, "PromptfoldError", String(error));
+    assert.equal(error.code, "OUT_OF_MEMORY");
+    return true;
+  });
+}
+
+test("loadJson of a text the memory cannot hold throws OUT_OF_MEMORY and changes nothing", () => {
+  const conversation = new Conversation();
+  conversation.loadJson(small);
+  const before = shown(conversation);
+  throwsOutOfMemory(() => conversation.loadJson(huge));
+  assert.equal(shown(conversation), before);
+  assert.ok(wasmMemoryBytes() <= MAX_MIB * MiB);
+  conversation.free();
+});
+
+test("feed stops with OUT_OF_MEMORY at the piece that does not fit, keeping what was fed", () => {
+  const conversation = new Conversation();
+  let failed = false;
+  let fed = 0;
+  for (let at = 0; at < huge.length && !failed; at += MiB) {
+    const before = conversation.length;
+    try {
+      conversation.feed(huge.subarray(at, at + MiB));
+      fed = at + MiB;
+    } catch (error) {
+      assert.equal(error.code, "OUT_OF_MEMORY", String(error));
+      assert.equal(conversation.length, before);
+      failed = true;
+    }
+  }
+  assert.ok(failed, "the log was meant not to fit");
+  assert.ok(fed > 0 && conversation.length > 0, "some pieces fit");
+  // Views near the limit would need memory of their own: the window is checked by its length,
+  // then freed, and the module must still load.
+  conversation.free();
+  const after = new Conversation();
+  after.loadJson(small);
+  assert.ok(after.length > 0);
+  after.free();
+});
+
+test("the module works after running out of memory", () => {
+  const conversation = new Conversation();
+  throwsOutOfMemory(() => conversation.loadJson(huge));
+  assert.equal(conversation.length, 0);
+  const change = conversation.loadJson(small);
+  assert.ok(change.chat.added.length > 0);
+  const fresh = new Conversation();
+  fresh.loadJson(small);
+  assert.equal(shown(fresh), shown(conversation));
+  conversation.free();
+  fresh.free();
+});
