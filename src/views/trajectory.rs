@@ -143,6 +143,15 @@ struct StepEntry {
     change: Option<usize>,
 }
 
+/// Where a request's prompt and shown change come from: indices of header facts.
+#[derive(Clone, Copy, Debug, Default)]
+struct RequestLink {
+    /// The fact whose prompt the request was sent with.
+    prompt: Option<usize>,
+    /// The fact whose change the request is the first to carry.
+    change: Option<usize>,
+}
+
 /// The trajectory facts of a window, built event by event.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TrajectoryBuilder {
@@ -155,6 +164,14 @@ pub(crate) struct TrajectoryBuilder {
     step_starts: Vec<(Seq, Location)>,
     latest_real: Option<usize>,
     carried: Option<Synthetic>,
+    /// The requests' links, made by the first slice of the requests and kept up to date by the
+    /// next ones (forgotten by a prepend, which moves the facts).
+    links: std::cell::RefCell<Links>,
+    /// Whether a step start's step is missing, or not after the step before it: then a
+    /// step's requests cannot be found by a search.
+    keys_disordered: bool,
+    /// The step of the last step start.
+    last_key: Option<(u64, u64)>,
 }
 
 impl TrajectoryBuilder {
@@ -207,6 +224,7 @@ impl TrajectoryBuilder {
             self.relevant(seen);
         }
         if matches!(seen.event.kind, EventKind::StepStart) {
+            self.note_step(seen.location.step_key());
             self.step_starts.push((seen.event.seq, seen.location));
             return true;
         }
@@ -315,6 +333,8 @@ impl TrajectoryBuilder {
     /// prompt before it, and no known prompt: both trajectories differ exactly when the parts
     /// up to `through` do.
     pub fn splice(&mut self, old: &mut TrajectoryBuilder, through: Seq) -> bool {
+        self.links.take();
+        old.links.take();
         let facts = old.headers.partition_point(|fact| fact.seq <= through);
         let starts = old.step_starts.partition_point(|(seq, _)| *seq <= through);
         let before = Facts {
@@ -329,6 +349,11 @@ impl TrajectoryBuilder {
         // The kept facts and starts move once, into this walk's lists.
         old.headers.drain(..facts);
         self.headers.append(&mut old.headers);
+        if let Some((_, first)) = old.step_starts.get(starts) {
+            self.note_step(first.step_key());
+            self.keys_disordered |= old.keys_disordered;
+            self.last_key = old.last_key;
+        }
         old.step_starts.drain(..starts);
         self.step_starts.append(&mut old.step_starts);
         self.carried = old.carried.take();
@@ -351,6 +376,113 @@ impl TrajectoryBuilder {
         self.known_prompts
             .shrink_to(shrink(self.known_prompts.len()));
         self.step_starts.shrink_to(shrink(self.step_starts.len()));
+    }
+
+    /// Notes the step of the next step start (see `keys_disordered`).
+    fn note_step(&mut self, key: Option<(u64, u64)>) {
+        self.keys_disordered |= match (self.last_key, key) {
+            (_, None) => true,
+            (Some(last), Some(key)) => key <= last,
+            (None, Some(_)) => false,
+        };
+        self.last_key = key;
+    }
+
+    /// The first of the `before` requests that the header facts from index `facts` on change:
+    /// those of the steps these facts are located in (a fact outside a step, or in a step no
+    /// earlier request has, changes only later requests). `before` when there is none.
+    pub fn first_request_touched(&self, facts: usize, before: usize) -> usize {
+        let old = self.step_starts.get(..before).unwrap_or_default();
+        let mut first = before;
+        for fact in self.headers.get(facts..).unwrap_or_default() {
+            let Some(key) = fact.location.step_key() else {
+                continue;
+            };
+            if self.keys_disordered {
+                return 0;
+            }
+            // The steps ascend: each has one request, found by a search.
+            if let Ok(at) =
+                old.binary_search_by_key(&Some(key), |(_, location)| location.step_key())
+            {
+                first = first.min(at);
+            }
+        }
+        first
+    }
+
+    /// How many header facts there are.
+    pub fn fact_count(&self) -> usize {
+        self.headers.len()
+    }
+
+    /// How many requests there are (one per loaded step start).
+    pub fn request_count(&self) -> usize {
+        self.step_starts.len()
+    }
+
+    /// The index of the last request started at or before `seq`.
+    pub fn request_holding(&self, seq: Seq) -> Option<usize> {
+        self.step_starts
+            .partition_point(|(start, _)| *start <= seq)
+            .checked_sub(1)
+    }
+
+    /// The requests of `range` (clamped to the requests), each without its context. The first
+    /// call links every request to its facts (one pass over the facts and step starts); a later
+    /// call relinks only the requests from the first one that the facts and step starts added
+    /// since reach (after a live append, the last ones), or all of them after a prepend.
+    pub fn requests(&self, range: std::ops::Range<usize>) -> Vec<TrajectoryRequest> {
+        let mut fresh = Links::default();
+        let mut kept = self.links.try_borrow_mut();
+        let links = match kept.as_deref_mut() {
+            Ok(links) => links,
+            Err(_) => {
+                debug_assert!(false, "the links are borrowed only here");
+                &mut fresh
+            }
+        };
+        self.update(links);
+        let start = range.start;
+        links
+            .links
+            .get(range)
+            .unwrap_or_default()
+            .iter()
+            .zip(start..)
+            .filter_map(|(link, index)| self.facts().request(index, *link))
+            .collect()
+    }
+
+    /// Brings `links` up to date with the facts and step starts.
+    fn update(&self, links: &mut Links) {
+        let (facts, requests) = (self.headers.len(), self.step_starts.len());
+        if links.facts == facts && links.links.len() == requests {
+            return;
+        }
+        if links.facts > facts || links.links.len() > requests {
+            debug_assert!(false, "links of a builder that only grew since");
+            *links = Links::default();
+        }
+        let from = self
+            .first_request_touched(links.facts, links.links.len())
+            .min(links.links.len());
+        let view = self.facts();
+        add_entries(&mut links.entries, self.headers.as_slice(), links.facts);
+        links.facts = facts;
+        for link in links.links.get(from..).unwrap_or_default() {
+            if let Some(seq) = link.change.and_then(|index| view.change_seq(index)) {
+                if let Ok(at) = links.taken.binary_search(&seq) {
+                    links.taken.remove(at);
+                }
+            }
+        }
+        links.links.truncate(from);
+        links.links.reserve(requests.saturating_sub(from));
+        for index in from..requests {
+            let link = view.link(index, &links.entries, &mut links.taken);
+            links.links.push(link);
+        }
     }
 
     /// Whether the trajectory view differs from `other`'s.
@@ -382,6 +514,37 @@ impl TrajectoryBuilder {
     }
 }
 
+/// Adds the facts of `facts` from index `from` on to `entries` (see `Facts::step_entries`).
+fn add_entries(entries: &mut StepMap<StepEntry>, facts: &[Box<Fact>], from: usize) {
+    for (index, fact) in facts.iter().enumerate().skip(from) {
+        let Some(key) = fact.location.step_key() else {
+            continue;
+        };
+        let entry = entries.entry(key).or_insert(StepEntry {
+            fact: index,
+            change: None,
+        });
+        entry.fact = index;
+        if fact.change.is_some() {
+            entry.change = Some(index);
+        }
+    }
+}
+
+/// The requests' links as the last slice of the requests left them, brought up to date by the
+/// next one: facts and requests only come at the end between two prepends, so the requests
+/// before the first one whose step a new fact reaches keep their links.
+#[derive(Clone, Debug, Default)]
+struct Links {
+    /// The step entries of the first `facts` facts.
+    entries: StepMap<StepEntry>,
+    facts: usize,
+    /// The links of the first requests.
+    links: Vec<RequestLink>,
+    /// The seqs of the changes those requests show, sorted.
+    taken: Vec<Seq>,
+}
+
 /// The lists a trajectory view is made of (of a whole walk, or of its part up to an event).
 #[derive(Clone, Copy)]
 struct Facts<'a> {
@@ -408,67 +571,100 @@ impl Facts<'_> {
     /// The latest fact located in each step, and the latest of its facts with a change.
     fn step_entries(&self) -> StepMap<StepEntry> {
         let mut entries: StepMap<StepEntry> = StepMap::default();
-        for (index, fact) in self.headers.iter().enumerate() {
-            let Some(key) = fact.location.step_key() else {
-                continue;
-            };
-            let entry = entries.entry(key).or_insert(StepEntry {
-                fact: index,
-                change: None,
-            });
-            entry.fact = index;
-            if fact.change.is_some() {
-                entry.change = Some(index);
-            }
-        }
+        add_entries(&mut entries, self.headers, 0);
         entries
+    }
+
+    /// Where each request's prompt and shown change come from, in request order: the latest
+    /// fact of its step (the latest of them with a change), else the fact before its start; a
+    /// change is shown by the first request that carries it.
+    fn request_links(&self) -> Vec<RequestLink> {
+        let entries = self.step_entries();
+        let mut taken: Vec<Seq> = Vec::new();
+        (0..self.step_starts.len())
+            .map(|index| self.link(index, &entries, &mut taken))
+            .collect()
+    }
+
+    /// The link of request `index`, after those of every request before it (whose shown
+    /// changes are in `taken`).
+    fn link(
+        &self,
+        index: usize,
+        entries: &StepMap<StepEntry>,
+        taken: &mut Vec<Seq>,
+    ) -> RequestLink {
+        let Some((start_seq, location)) = self.step_starts.get(index) else {
+            return RequestLink::default();
+        };
+        let source = location
+            .step_key()
+            .and_then(|key| entries.get(&key))
+            .map(|entry| {
+                debug_assert!(entry.fact < self.headers.len(), "a step names its fact");
+                (entry.fact, entry.change)
+            })
+            .or_else(|| {
+                let before = self.headers.partition_point(|fact| fact.seq < *start_seq);
+                let fact = before.checked_sub(1)?;
+                Some((fact, Some(fact)))
+            });
+        let Some((prompt, change)) = source else {
+            return RequestLink::default();
+        };
+        let shown = change.filter(|index| match self.change_seq(*index) {
+            Some(seq) => match taken.binary_search(&seq) {
+                Ok(_) => false,
+                Err(at) => {
+                    taken.insert(at, seq);
+                    true
+                }
+            },
+            None => false,
+        });
+        RequestLink {
+            prompt: Some(prompt),
+            change: shown,
+        }
+    }
+
+    /// The seq of the change of fact `index`, when it has one.
+    fn change_seq(&self, index: usize) -> Option<Seq> {
+        let change = self.headers.get(index)?.change.as_deref()?;
+        Some(change.seq)
+    }
+
+    /// The request of step start `index`, whose prompt comes from `link` (its context left
+    /// to the caller).
+    fn request(&self, index: usize, link: RequestLink) -> Option<TrajectoryRequest> {
+        let (start_seq, location) = self.step_starts.get(index)?;
+        let prompt = link
+            .prompt
+            .and_then(|fact| self.headers.get(fact))
+            .map(|fact| fact.prompt.clone());
+        let prompt_change = link
+            .change
+            .and_then(|fact| self.headers.get(fact))
+            .and_then(|fact| fact.change.as_deref())
+            .cloned();
+        Some(TrajectoryRequest {
+            start_seq: *start_seq,
+            turn: location.turn,
+            step: location.step,
+            request_config: prompt.as_ref().and_then(|prompt| prompt.config.clone()),
+            prompt,
+            prompt_change,
+            context: Default::default(),
+        })
     }
 
     /// The trajectory view: header facts, requests and unreported system prompts.
     fn trajectory(&self) -> Trajectory {
-        let step_entries = self.step_entries();
-        let mut taken: Vec<Seq> = Vec::new();
         let requests = self
-            .step_starts
-            .iter()
-            .map(|(start_seq, location)| {
-                let source = location
-                    .step_key()
-                    .and_then(|key| step_entries.get(&key))
-                    .and_then(|entry| {
-                        debug_assert!(entry.fact < self.headers.len(), "a step names its fact");
-                        let fact = self.headers.get(entry.fact)?;
-                        let change = entry.change.and_then(|index| self.headers.get(index));
-                        Some((&fact.prompt, change.and_then(|fact| fact.change.as_deref())))
-                    })
-                    .or_else(|| {
-                        let before = self.headers.partition_point(|fact| fact.seq < *start_seq);
-                        let fact = self.headers.get(before.checked_sub(1)?)?;
-                        Some((&fact.prompt, fact.change.as_deref()))
-                    });
-                let (prompt, change) = match source {
-                    Some((prompt, change)) => (Some(prompt.clone()), change),
-                    None => (None, None),
-                };
-                let prompt_change = change
-                    .filter(|change| match taken.binary_search(&change.seq) {
-                        Ok(_) => false,
-                        Err(at) => {
-                            taken.insert(at, change.seq);
-                            true
-                        }
-                    })
-                    .cloned();
-                TrajectoryRequest {
-                    start_seq: *start_seq,
-                    turn: location.turn,
-                    step: location.step,
-                    request_config: prompt.as_ref().and_then(|prompt| prompt.config.clone()),
-                    prompt,
-                    prompt_change,
-                    context: Default::default(),
-                }
-            })
+            .request_links()
+            .into_iter()
+            .enumerate()
+            .filter_map(|(index, link)| self.request(index, link))
             .collect();
         let mut reported: Vec<Seq> = self
             .headers
