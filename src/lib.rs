@@ -106,6 +106,8 @@ pub use views::diff::{
     TextDiff, ToolDiff, ToolStatus, ToolsDiff,
 };
 pub use views::location::{Location, Locator};
+pub use views::slices::{CardsSlice, LinesSlice, RequestsSlice, SeqIndex, ViewCounts};
+pub use views::splice::{ListSplice, ViewSplices};
 pub use views::trajectory::{HeaderFact, Trajectory, TrajectoryRequest};
 pub use views::{ChatChange, ConversationChange, EventLine, Views};
 pub use window::conversation::Conversation;

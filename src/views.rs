@@ -4,6 +4,8 @@ pub(crate) mod cache;
 pub(crate) mod chat;
 pub(crate) mod location;
 pub(crate) mod observe;
+pub(crate) mod slices;
+pub(crate) mod splice;
 pub(crate) mod tool_name;
 pub(crate) mod trajectory;
 
@@ -16,6 +18,7 @@ use crate::fold::SystemPromptStateData;
 use crate::input::event::Seq;
 use crate::input::parse::framing::TornTail;
 use crate::views::chat::{CardKey, ChatCard};
+use crate::views::splice::ViewSplices;
 use crate::views::trajectory::Trajectory;
 
 pub(crate) mod context;
@@ -67,6 +70,8 @@ pub struct ConversationChange {
     pub chat: ChatChange,
     /// Whether the trajectory view changed.
     pub trajectory_changed: bool,
+    /// Which rows of the cards, requests and lines changed, for a UI that shows slices.
+    pub splices: ViewSplices,
     /// The torn last line of the JSON lines text read (`loadJson` / `appendJson` only): a
     /// writer stopped mid-line; the rows before it were read, it was not.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -11,6 +11,7 @@ use crate::pair_hash::StepMap;
 use crate::views::location::Location;
 use crate::views::observe::Census;
 use crate::views::observe::Observed;
+use crate::views::splice::{splice_between, ListSplice};
 
 /// Which kind of event owns a card. Ordered as cards with the same anchor are (D3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -307,6 +308,11 @@ pub(crate) struct ChatBuilder {
     steps: Steps,
     last_relevant_is_system_append: bool,
     previous_header: Option<Location>,
+    /// Indices into `cards` in chat order, as of the last [`ChatBuilder::settle`]: a slice of
+    /// the chat is a slice of this list.
+    order: Vec<usize>,
+    /// Cards added or re-anchored since then (indices into `cards`).
+    pending: Vec<usize>,
 }
 
 /// What one event did to the cards: a card it added, and earlier cards whose anchor moved.
@@ -428,6 +434,7 @@ impl ChatBuilder {
             card,
             previous_in_step,
         });
+        self.pending.push(index);
         index
     }
 
@@ -455,7 +462,9 @@ impl ChatBuilder {
             return Vec::new();
         }
         *start = Some(seen.event.seq);
-        reanchor(&mut self.cards, slot)
+        let moved = reanchor(&mut self.cards, slot);
+        self.pending.extend_from_slice(&moved);
+        moved
     }
 
     /// Joins on what `old`, a walk of the same events from a later window start, did after the
@@ -483,7 +492,8 @@ impl ChatBuilder {
                 merged.start = walked.start.or(merged.start);
                 merged.turn_start = walked.turn_start.or(merged.turn_start);
                 merged.last_card = walked.last_card;
-                reanchor(&mut self.cards, merged);
+                let moved = reanchor(&mut self.cards, merged);
+                self.pending.extend(moved);
             }
         }
         self.previous_header = old.previous_header;
@@ -494,6 +504,7 @@ impl ChatBuilder {
     pub fn reserve(&mut self, census: &Census) {
         let cards = census.headers.saturating_add(census.system_appends);
         self.cards.reserve(cards);
+        self.order.reserve(cards);
         self.steps
             .reserve(census.step_starts.saturating_add(census.turn_starts));
     }
@@ -503,6 +514,116 @@ impl ChatBuilder {
         let len = self.cards.len();
         self.cards
             .shrink_to(len.saturating_add(crate::room::live_room(len)));
+        self.order
+            .shrink_to(len.saturating_add(crate::room::live_room(len)));
+        self.pending.shrink_to_fit();
+    }
+
+    /// Puts the cards added or re-anchored since the last call in their chat order, and returns
+    /// how that changed the chat: only the cards from the first one that moved on are touched
+    /// (a live append's cards land at the end, at the cost of the new cards).
+    pub fn settle(&mut self) -> ListSplice {
+        let before = self.order.len();
+        let mut pending = std::mem::take(&mut self.pending);
+        if pending.is_empty() {
+            return ListSplice::unchanged(before);
+        }
+        crate::sort::sort_by_key(&mut pending, |index| (position_key(*index), 0, 0));
+        pending.dedup();
+        // Settled cards that moved leave their place first; new cards have higher indices.
+        let moved = pending.partition_point(|index| *index < before);
+        let mut removed: Option<(usize, usize)> = None;
+        if let Some(moved) = pending.get(..moved).filter(|moved| !moved.is_empty()) {
+            let mut position = 0usize;
+            self.order.retain(|index| {
+                let keep = moved.binary_search(index).is_err();
+                if !keep {
+                    removed = Some((removed.map_or(position, |(first, _)| first), position));
+                }
+                position = position.saturating_add(1);
+                keep
+            });
+        }
+        let cards = &self.cards;
+        let key = |index: &usize| match cards.get(*index) {
+            Some(placed) => chat_key(&placed.card),
+            None => {
+                debug_assert!(false, "the chat order names cards of the list");
+                (i64::MAX, i64::MAX, i64::MAX)
+            }
+        };
+        crate::sort::sort_by_key(&mut pending, key);
+        let first_key = pending.first().map(key);
+        let first_inserted = self
+            .order
+            .partition_point(|index| Some(key(index)) < first_key);
+        let tail = self.order.split_off(first_inserted);
+        self.order.reserve(tail.len().saturating_add(pending.len()));
+        let mut tail = tail.into_iter().peekable();
+        let mut last_inserted = first_inserted;
+        for index in pending {
+            let at = key(&index);
+            while let Some(kept) = tail.next_if(|kept| key(kept) < at) {
+                self.order.push(kept);
+            }
+            last_inserted = self.order.len();
+            self.order.push(index);
+        }
+        self.order.extend(tail);
+        let after = self.order.len();
+        let mut suffix = after.saturating_sub(last_inserted).saturating_sub(1);
+        let mut start = first_inserted;
+        if let Some((first, last)) = removed {
+            start = start.min(first);
+            suffix = suffix.min(before.saturating_sub(last).saturating_sub(1));
+        }
+        ListSplice {
+            start,
+            removed: before.saturating_sub(start).saturating_sub(suffix),
+            added: after.saturating_sub(start).saturating_sub(suffix),
+            total: after,
+        }
+    }
+
+    /// How the chat changed from `old` to this one (both settled): every card between their
+    /// common first and last cards.
+    pub fn splice_from(&self, old: &ChatBuilder) -> ListSplice {
+        splice_between(
+            old.order.len(),
+            self.order.len(),
+            |index| old.card_in_chat(index),
+            |index| self.card_in_chat(index),
+        )
+    }
+
+    /// How many cards there are (settled).
+    pub fn len(&self) -> usize {
+        debug_assert!(self.pending.is_empty(), "the chat order is settled");
+        self.order.len()
+    }
+
+    /// The card at `index` in chat order.
+    fn card_in_chat(&self, index: usize) -> Option<&ChatCard> {
+        let at = self.order.get(index)?;
+        self.card(*at)
+    }
+
+    /// The cards of `range` in chat order (clamped to the cards).
+    pub fn slice(&self, range: std::ops::Range<usize>) -> Vec<ChatCard> {
+        debug_assert!(self.pending.is_empty(), "the chat order is settled");
+        self.order
+            .get(range)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|index| self.card(*index).cloned())
+            .collect()
+    }
+
+    /// The index in chat order of the last card shown at or before `seq`.
+    pub fn last_shown_by(&self, seq: Seq) -> Option<usize> {
+        self.order
+            .partition_point(|index| self.card(*index).is_some_and(|card| card.anchor_seq <= seq))
+            .checked_sub(1)
     }
 
     /// The card at `index` (as returned in a [`CardDelta`]).
@@ -541,10 +662,18 @@ impl ChatBuilder {
 /// Sorts cards into chat order (anchor, request before system, seq). Keys are unique, so there
 /// is one order.
 pub fn sort_cards(cards: &mut Vec<ChatCard>) {
-    crate::sort::sort_by_key(cards, |card| {
-        let (anchor, source, seq) = card.order();
-        (anchor, i64::from(source == CardSource::System), seq)
-    });
+    crate::sort::sort_by_key(cards, chat_key);
+}
+
+/// A card's place in the chat as a sort key (see [`ChatCard::order`]).
+fn chat_key(card: &ChatCard) -> crate::sort::Key {
+    let (anchor, source, seq) = card.order();
+    (anchor, i64::from(source == CardSource::System), seq)
+}
+
+/// A list index as a sort key's first integer.
+fn position_key(index: usize) -> i64 {
+    i64::try_from(index).unwrap_or(i64::MAX)
 }
 
 /// Anchors the cards of a step's rule (a chain from its last card) where `slot` says; returns

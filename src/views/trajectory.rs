@@ -141,6 +141,15 @@ struct StepEntry {
     change: Option<usize>,
 }
 
+/// Where a request's prompt and shown change come from: indices of header facts.
+#[derive(Clone, Copy, Debug, Default)]
+struct RequestLink {
+    /// The fact whose prompt the request was sent with.
+    prompt: Option<usize>,
+    /// The fact whose change the request is the first to carry.
+    change: Option<usize>,
+}
+
 /// The trajectory facts of a window, built event by event.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TrajectoryBuilder {
@@ -153,11 +162,19 @@ pub(crate) struct TrajectoryBuilder {
     step_starts: Vec<(Seq, Location)>,
     latest_real: Option<usize>,
     carried: Option<Synthetic>,
+    /// The requests' links, made by the first slice of the requests after a change.
+    links: std::cell::OnceCell<Vec<RequestLink>>,
+    /// Whether a step start's step is missing, or not after the step before it: then a
+    /// step's requests cannot be found by a search.
+    keys_disordered: bool,
+    /// The step of the last step start.
+    last_key: Option<(u64, u64)>,
 }
 
 impl TrajectoryBuilder {
     /// Takes the next event of the window; returns whether it added anything to the trajectory.
     pub fn observe(&mut self, seen: &Observed) -> bool {
+        self.links.take();
         let before = (self.headers.len(), self.known_prompts.len());
         if let Some(header) = seen.event.header() {
             let newer = self.newer_prompt_source();
@@ -184,6 +201,7 @@ impl TrajectoryBuilder {
             self.relevant(seen);
         }
         if matches!(seen.event.kind, EventKind::StepStart) {
+            self.note_step(seen.location.step_key());
             self.step_starts.push((seen.event.seq, seen.location));
             return true;
         }
@@ -292,6 +310,7 @@ impl TrajectoryBuilder {
     /// prompt before it, and no known prompt: both trajectories differ exactly when the parts
     /// up to `through` do.
     pub fn splice(&mut self, old: &mut TrajectoryBuilder, through: Seq) -> bool {
+        self.links.take();
         let facts = old.headers.partition_point(|fact| fact.seq <= through);
         let starts = old.step_starts.partition_point(|(seq, _)| *seq <= through);
         let before = Facts {
@@ -306,6 +325,11 @@ impl TrajectoryBuilder {
         // The kept facts and starts move once, into this walk's lists.
         old.headers.drain(..facts);
         self.headers.append(&mut old.headers);
+        if let Some((_, first)) = old.step_starts.get(starts) {
+            self.note_step(first.step_key());
+            self.keys_disordered |= old.keys_disordered;
+            self.last_key = old.last_key;
+        }
         old.step_starts.drain(..starts);
         self.step_starts.append(&mut old.step_starts);
         self.carried = old.carried.take();
@@ -327,6 +351,71 @@ impl TrajectoryBuilder {
         self.known_prompts
             .shrink_to(shrink(self.known_prompts.len()));
         self.step_starts.shrink_to(shrink(self.step_starts.len()));
+    }
+
+    /// Notes the step of the next step start (see `keys_disordered`).
+    fn note_step(&mut self, key: Option<(u64, u64)>) {
+        self.keys_disordered |= match (self.last_key, key) {
+            (_, None) => true,
+            (Some(last), Some(key)) => key <= last,
+            (None, Some(_)) => false,
+        };
+        self.last_key = key;
+    }
+
+    /// The first of the `before` requests that the header facts from index `facts` on change:
+    /// those of the steps these facts are located in (a fact outside a step, or in a step no
+    /// earlier request has, changes only later requests). `before` when there is none.
+    pub fn first_request_touched(&self, facts: usize, before: usize) -> usize {
+        let old = self.step_starts.get(..before).unwrap_or_default();
+        let mut first = before;
+        for fact in self.headers.get(facts..).unwrap_or_default() {
+            let Some(key) = fact.location.step_key() else {
+                continue;
+            };
+            if self.keys_disordered {
+                return 0;
+            }
+            // The steps ascend: each has one request, found by a search.
+            if let Ok(at) =
+                old.binary_search_by_key(&Some(key), |(_, location)| location.step_key())
+            {
+                first = first.min(at);
+            }
+        }
+        first
+    }
+
+    /// How many header facts there are.
+    pub fn fact_count(&self) -> usize {
+        self.headers.len()
+    }
+
+    /// How many requests there are (one per loaded step start).
+    pub fn request_count(&self) -> usize {
+        self.step_starts.len()
+    }
+
+    /// The index of the last request started at or before `seq`.
+    pub fn request_holding(&self, seq: Seq) -> Option<usize> {
+        self.step_starts
+            .partition_point(|(start, _)| *start <= seq)
+            .checked_sub(1)
+    }
+
+    /// The requests of `range` (clamped to the requests), each without its context. The first
+    /// call after a change links every request to its facts (one pass over the facts and step
+    /// starts); the others read those links.
+    pub fn requests(&self, range: std::ops::Range<usize>) -> Vec<TrajectoryRequest> {
+        let links = self.links.get_or_init(|| self.facts().request_links());
+        let start = range.start;
+        links
+            .get(range)
+            .unwrap_or_default()
+            .iter()
+            .zip(start..)
+            .filter_map(|(link, index)| self.facts().request(index, *link))
+            .collect()
     }
 
     /// Whether the trajectory view differs from `other`'s.
@@ -400,51 +489,85 @@ impl Facts<'_> {
         entries
     }
 
-    /// The trajectory view: header facts, requests and unreported system prompts.
-    fn trajectory(&self) -> Trajectory {
+    /// Where each request's prompt and shown change come from, in request order: the latest
+    /// fact of its step (the latest of them with a change), else the fact before its start; a
+    /// change is shown by the first request that carries it.
+    fn request_links(&self) -> Vec<RequestLink> {
         let step_entries = self.step_entries();
         let mut taken: Vec<Seq> = Vec::new();
-        let requests = self
-            .step_starts
+        self.step_starts
             .iter()
             .map(|(start_seq, location)| {
                 let source = location
                     .step_key()
                     .and_then(|key| step_entries.get(&key))
-                    .and_then(|entry| {
+                    .map(|entry| {
                         debug_assert!(entry.fact < self.headers.len(), "a step names its fact");
-                        let fact = self.headers.get(entry.fact)?;
-                        let change = entry.change.and_then(|index| self.headers.get(index));
-                        Some((&fact.prompt, change.and_then(|fact| fact.change.as_deref())))
+                        (entry.fact, entry.change)
                     })
                     .or_else(|| {
                         let before = self.headers.partition_point(|fact| fact.seq < *start_seq);
-                        let fact = self.headers.get(before.checked_sub(1)?)?;
-                        Some((&fact.prompt, fact.change.as_deref()))
+                        let fact = before.checked_sub(1)?;
+                        Some((fact, Some(fact)))
                     });
-                let (prompt, change) = match source {
-                    Some((prompt, change)) => (Some(prompt.clone()), change),
-                    None => (None, None),
+                let Some((prompt, change)) = source else {
+                    return RequestLink::default();
                 };
-                let prompt_change = change
-                    .filter(|change| match taken.binary_search(&change.seq) {
+                let shown = change.filter(|index| {
+                    let Some(change) = self
+                        .headers
+                        .get(*index)
+                        .and_then(|fact| fact.change.as_deref())
+                    else {
+                        return false;
+                    };
+                    match taken.binary_search(&change.seq) {
                         Ok(_) => false,
                         Err(at) => {
                             taken.insert(at, change.seq);
                             true
                         }
-                    })
-                    .cloned();
-                TrajectoryRequest {
-                    start_seq: *start_seq,
-                    turn: location.turn,
-                    step: location.step,
-                    request_config: prompt.as_ref().and_then(|prompt| prompt.config.clone()),
-                    prompt,
-                    prompt_change,
-                    context: Default::default(),
+                    }
+                });
+                RequestLink {
+                    prompt: Some(prompt),
+                    change: shown,
                 }
             })
+            .collect()
+    }
+
+    /// The request of step start `index`, whose prompt comes from `link` (its context left
+    /// to the caller).
+    fn request(&self, index: usize, link: RequestLink) -> Option<TrajectoryRequest> {
+        let (start_seq, location) = self.step_starts.get(index)?;
+        let prompt = link
+            .prompt
+            .and_then(|fact| self.headers.get(fact))
+            .map(|fact| fact.prompt.clone());
+        let prompt_change = link
+            .change
+            .and_then(|fact| self.headers.get(fact))
+            .and_then(|fact| fact.change.as_deref())
+            .cloned();
+        Some(TrajectoryRequest {
+            start_seq: *start_seq,
+            turn: location.turn,
+            step: location.step,
+            request_config: prompt.as_ref().and_then(|prompt| prompt.config.clone()),
+            prompt,
+            prompt_change,
+            context: Default::default(),
+        })
+    }
+
+    /// The trajectory view: header facts, requests and unreported system prompts.
+    fn trajectory(&self) -> Trajectory {
+        let requests = self
+            .request_links()
+            .into_iter()
+            .enumerate()
+            .filter_map(|(index, link)| self.request(index, link))
             .collect();
         let mut reported: Vec<Seq> = self
             .headers

@@ -7,6 +7,7 @@
 use wasm_bindgen::JsValue;
 
 use crate::views::chat::{CardKey, ChatCard, TitleKey};
+use crate::views::splice::ListSplice;
 use crate::views::{ConversationChange, Views};
 use crate::wasm::cache;
 use crate::wasm::kept_texts::KeptTexts;
@@ -15,10 +16,10 @@ use super::outgoing::{length, make_change, make_views, source_slot, Outgoing};
 use super::trajectory::{pack_trajectory, trajectory_slots};
 
 /// How many numbers a card takes.
-const CARD_SLOTS: usize = 8;
+pub(super) const CARD_SLOTS: usize = 8;
 
 /// Appends a card: eight numbers, its text by table index.
-fn pack_card(card: &ChatCard, out: &mut Outgoing) {
+pub(super) fn pack_card(card: &ChatCard, out: &mut Outgoing) {
     let text = out.text(&card.text);
     out.extend([
         source_slot(card.source),
@@ -48,7 +49,8 @@ pub(crate) fn change_to_js(change: &ConversationChange) -> JsValue {
     let mut out = Outgoing::with_capacity(
         cards
             .saturating_mul(CARD_SLOTS)
-            .saturating_add(chat.removed.len().saturating_mul(2)),
+            .saturating_add(chat.removed.len().saturating_mul(2))
+            .saturating_add(12),
     );
     cache::sharing(|| {
         for card in chat.added.iter().chain(&chat.changed) {
@@ -57,6 +59,10 @@ pub(crate) fn change_to_js(change: &ConversationChange) -> JsValue {
     });
     for key in &chat.removed {
         pack_key(key, &mut out);
+    }
+    let splices = &change.splices;
+    for splice in [&splices.cards, &splices.requests, &splices.lines] {
+        out.extend(splice_numbers(splice));
     }
     let report = make_change(
         &out.numbers,
@@ -103,4 +109,14 @@ pub(crate) fn views_to_js(views: &Views, kept: &mut KeptTexts) -> JsValue {
             length(trajectory.system_prompts.len()),
         )
     })
+}
+
+/// A splice as the four numbers JS reads (`start`, `removed`, `added`, `total`).
+fn splice_numbers(splice: &ListSplice) -> [f64; 4] {
+    [
+        splice.start as f64,
+        splice.removed as f64,
+        splice.added as f64,
+        splice.total as f64,
+    ]
 }

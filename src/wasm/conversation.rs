@@ -178,6 +178,17 @@ impl JsConversation {
         &self.inner
     }
 
+    /// The strings kept from the last `views()` or slice, taken for a call that hands out
+    /// texts (and given back with [`JsConversation::keep_texts`]).
+    pub(super) fn take_texts(&self) -> KeptTexts {
+        self.texts.take()
+    }
+
+    /// Keeps `texts` for the next call.
+    pub(super) fn keep_texts(&self, texts: KeptTexts) {
+        self.texts.set(texts);
+    }
+
     /// Reads `batch` and applies it as `call`, returning the change report as a JS value (or
     /// throwing the batch's error). A load or a prepend moves the window's states, so the cached
     /// handles are forgotten when it succeeds.

@@ -115,7 +115,7 @@ fn pack_inspection(inspection: &RequestPromptInspection, out: &mut Outgoing) {
     pack_change(inspection.change.as_ref(), out);
 }
 
-fn pack_line(line: &EventLine, out: &mut Outgoing) {
+pub(super) fn pack_line(line: &EventLine, out: &mut Outgoing) {
     out.extend([Outgoing::integer(line.seq)]);
     match &line.system {
         Some(state) => {

@@ -36,6 +36,18 @@ extern "C" {
         prompts: u32,
     ) -> JsValue;
 
+    /// Builds `{ total, start, <rows> }` from the packed cards, requests or lines of a slice
+    /// (see `wasm::slices`).
+    #[wasm_bindgen(js_name = promptfoldSlice)]
+    pub(super) fn make_slice(
+        numbers: &[f64],
+        values: &js_sys::Array,
+        list: u32,
+        count: u32,
+        total: f64,
+        start: f64,
+    ) -> JsValue;
+
     /// Builds a state, node list, node, inspection or event lines (see `wasm::data`).
     #[wasm_bindgen(js_name = promptfoldData)]
     pub(super) fn make_data(

@@ -73,7 +73,7 @@ fn pack_header(header: &HeaderFact, out: &mut Outgoing) {
     ]);
 }
 
-fn pack_request(request: &TrajectoryRequest, out: &mut Outgoing) {
+pub(super) fn pack_request(request: &TrajectoryRequest, out: &mut Outgoing) {
     out.extend([
         Outgoing::integer(request.start_seq),
         Outgoing::optional(request.turn),

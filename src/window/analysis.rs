@@ -13,11 +13,13 @@ use crate::views::context::{
 use crate::views::location::Locator;
 use crate::views::observe::Census;
 use crate::views::observe::Observed;
+use crate::views::splice::ListSplice;
 use crate::views::trajectory::{HeaderFact, Trajectory, TrajectoryBuilder};
 use crate::views::{EventLine, Views};
 
 pub(crate) mod compare;
 mod prepend;
+mod slices;
 
 /// What a run of events changed: cards added, cards whose anchor moved, and the trajectory.
 #[derive(Clone, Debug, Default)]
@@ -25,6 +27,8 @@ pub(crate) struct Delta {
     pub added: Vec<usize>,
     pub moved: Vec<usize>,
     pub trajectory_changed: bool,
+    /// How the cards in chat order changed.
+    pub cards: ListSplice,
 }
 
 /// `census` with room for the live events after it (see [`crate::room::live_room`]).
@@ -102,6 +106,7 @@ impl Analysis {
         self.surface.extend(events);
         delta.trajectory_changed |= self.surface.request_count() != requests
             || self.surface.request_count() > 0 && self.last_request_context() != before;
+        delta.cards = self.chat.settle();
         delta
     }
 
@@ -193,10 +198,21 @@ impl Analysis {
             .map(|(_, inspection)| &**inspection)
     }
 
-    /// One line per event of `events` (the events this analysis walked).
+    /// One line per event of `events`: the events this analysis walked, or a run of them.
     pub fn lines(&self, events: &[SessionEvent]) -> Vec<EventLine> {
-        let mut states = self.state_seqs.iter().zip(&self.states).peekable();
-        let mut current: Option<&SystemPromptState> = None;
+        // The states of events before the run: the last of them is in force at its start.
+        let before = events.first().map_or(0, |first| {
+            self.state_seqs.partition_point(|seq| *seq < first.seq)
+        });
+        let mut states = self
+            .state_seqs
+            .iter()
+            .zip(&self.states)
+            .skip(before)
+            .peekable();
+        let mut current: Option<&SystemPromptState> = before
+            .checked_sub(1)
+            .and_then(|index| self.states.get(index));
         events
             .iter()
             .map(|event| {

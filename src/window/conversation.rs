@@ -1,5 +1,7 @@
 //! The loaded window of a session log: load, live append, load earlier, and what each changed.
 
+use std::ops::Range;
+
 use crate::error::Error;
 use crate::fold::request::RequestPromptInspection;
 use crate::fold::SystemPromptState;
@@ -12,6 +14,8 @@ use crate::input::parse::{parse_fed_lines, parse_rows, parse_text_rows};
 use crate::views::cache::{CacheLedger, CacheOptions};
 use crate::views::chat::{sort_cards, ChatCard};
 use crate::views::context::{Context, ContextSummary, ContextTotals};
+use crate::views::slices::{clamp, CardsSlice, LinesSlice, RequestsSlice, SeqIndex, ViewCounts};
+use crate::views::splice::{ListSplice, ViewSplices};
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
 use crate::window::analysis::compare::compare;
 use crate::window::analysis::{Analysis, Delta};
@@ -177,7 +181,8 @@ impl Conversation {
         // Room for live events (see `live_room`); events read from text have it already.
         events.reserve(crate::room::live_room(events.len()));
         let analysis = Analysis::of_window(&events);
-        let change = compare(&self.analysis, &analysis);
+        let mut change = compare(&self.analysis, &analysis);
+        change.splices.lines = ListSplice::replaced(self.events.len(), events.len());
         self.events = FrontVec::from(events);
         self.analysis = analysis;
         self.diffs.clear();
@@ -195,10 +200,37 @@ impl Conversation {
             rows.session.is_none(),
             "a header was read into a started window"
         );
+        let (lines, requests, facts) = (
+            self.events.len(),
+            self.analysis.request_count(),
+            self.analysis.fact_count(),
+        );
+        let last_request = requests.checked_sub(1);
+        let last_context = last_request.and_then(|last| self.analysis.request_context_of(last));
         let delta = self.analysis.extend(&rows.events);
+        let added = rows.events.len();
         self.events.extend(rows.events);
         self.numbering = rows.numbering;
-        Ok(self.report(&delta))
+        let mut change = self.report(&delta);
+        // Only the last request's context can change; facts change the requests of their step.
+        let mut first = self.analysis.first_request_touched(facts, requests);
+        if let Some(last) = last_request {
+            if self.analysis.request_context_of(last) != last_context {
+                first = first.min(last);
+            }
+        }
+        let total = self.analysis.request_count();
+        change.splices = ViewSplices {
+            cards: delta.cards,
+            requests: ListSplice {
+                start: first,
+                removed: requests.saturating_sub(first),
+                added: total.saturating_sub(first),
+                total,
+            },
+            lines: ListSplice::appended(lines, added),
+        };
+        Ok(change)
     }
 
     /// Prepends an older page ("load earlier"): every event must be older than the window
@@ -243,12 +275,14 @@ impl Conversation {
         let events = rows.events;
         if events.is_empty() {
             self.has_more = has_more;
-            return Ok(ConversationChange::default());
+            return Ok(self.unchanged());
         }
         if self.events.is_empty() {
             self.numbering = rows.numbering;
         }
-        let change = self.analysis.prepend(&events, &self.events);
+        let lines = self.events.len();
+        let mut change = self.analysis.prepend(&events, &self.events);
+        change.splices.lines = ListSplice::replaced(lines, lines.saturating_add(events.len()));
         self.events.prepend(events);
         if !has_more {
             // The session start is in: no page will come before it.
@@ -362,7 +396,7 @@ impl Conversation {
     fn feed_bytes(&mut self, chunk: &[u8]) -> Result<ConversationChange, Error> {
         let Some(last_line_end) = chunk.iter().rposition(|byte| *byte == b'\n') else {
             self.unfinished.extend_from_slice(chunk);
-            return Ok(ConversationChange::default());
+            return Ok(self.unchanged());
         };
         let (complete, rest) = chunk.split_at(last_line_end.saturating_add(1));
         let joined;
@@ -482,6 +516,103 @@ impl Conversation {
         &self.events
     }
 
+    /// The change report of a call that changed nothing.
+    fn unchanged(&self) -> ConversationChange {
+        let counts = self.view_counts();
+        ConversationChange {
+            splices: ViewSplices {
+                cards: ListSplice::unchanged(counts.cards),
+                requests: ListSplice::unchanged(counts.requests),
+                lines: ListSplice::unchanged(counts.lines),
+            },
+            ..ConversationChange::default()
+        }
+    }
+
+    /// How many chat cards, trajectory requests and event lines the window has.
+    pub fn view_counts(&self) -> ViewCounts {
+        ViewCounts {
+            cards: self.analysis.card_count(),
+            requests: self.analysis.request_count(),
+            lines: self.events.len(),
+        }
+    }
+
+    /// The chat cards of `range`, an index range of `views().chat` clamped to the cards, with
+    /// their total: the same cards as those of `views()`, at the cost of the range (the chat
+    /// order is kept as cards come). [`Error::InvalidArgument`] when `range` ends before it
+    /// starts.
+    ///
+    /// ```
+    /// use promptfold::{Conversation, LoadOptions};
+    ///
+    /// let log = r#"[
+    ///   {"seq":1,"time":1,"type":"system/message","surfaceOp":"append",
+    ///    "data":{"turn":1,"step":1,"message":{"role":"system","content":[{"type":"text","text":"Be brief."}]}}},
+    ///   {"seq":2,"time":2,"type":"step/start","data":{"turn":1,"step":1}}
+    /// ]"#;
+    /// let mut conversation = Conversation::new();
+    /// conversation.load_json(log, LoadOptions::default())?;
+    /// let slice = conversation.cards_slice(0..50)?;
+    /// assert_eq!((slice.total, slice.start, slice.cards.len()), (1, 0, 1));
+    /// assert_eq!(slice.cards, conversation.views().chat);
+    /// assert_eq!(conversation.requests_slice(0..1)?.requests.len(), 1);
+    /// assert_eq!(conversation.lines_slice(1..9)?.lines[0].seq, 2);
+    /// # Ok::<(), promptfold::Error>(())
+    /// ```
+    pub fn cards_slice(&self, range: Range<usize>) -> Result<CardsSlice, Error> {
+        let total = self.analysis.card_count();
+        let range = clamp(range, total)?;
+        Ok(CardsSlice {
+            total,
+            start: range.start,
+            cards: self.analysis.cards_in(range),
+        })
+    }
+
+    /// The trajectory requests of `range`, an index range of `views().trajectory.requests`
+    /// clamped to the requests, with their total. The first call after a change links every
+    /// request to its header facts (one pass over them, no request made); later calls cost
+    /// the range. [`Error::InvalidArgument`] when `range` ends before it starts.
+    pub fn requests_slice(&self, range: Range<usize>) -> Result<RequestsSlice, Error> {
+        let total = self.analysis.request_count();
+        let range = clamp(range, total)?;
+        Ok(RequestsSlice {
+            total,
+            start: range.start,
+            requests: self.analysis.requests_in(range),
+        })
+    }
+
+    /// The event lines of `range`, an index range of [`Conversation::lines`] clamped to the
+    /// window, with their total, at the cost of the range. [`Error::InvalidArgument`] when
+    /// `range` ends before it starts.
+    pub fn lines_slice(&self, range: Range<usize>) -> Result<LinesSlice, Error> {
+        let total = self.events.len();
+        let range = clamp(range, total)?;
+        let start = range.start;
+        let events = self.events.get(range).unwrap_or_default();
+        Ok(LinesSlice {
+            total,
+            start,
+            lines: self.analysis.lines(events),
+        })
+    }
+
+    /// Where the loaded event `seq` sits in the lines, the chat cards and the requests, for a
+    /// viewer to jump to it; `None` when no loaded event has that seq.
+    pub fn index_of_seq(&self, seq: Seq) -> Option<SeqIndex> {
+        let line = self
+            .events
+            .binary_search_by_key(&seq, |event| event.seq)
+            .ok()?;
+        Some(SeqIndex {
+            line,
+            card: self.analysis.card_shown_by(seq),
+            request: self.analysis.request_holding(seq),
+        })
+    }
+
     fn report(&self, delta: &Delta) -> ConversationChange {
         let cards = |indices: &[usize]| -> Vec<ChatCard> {
             let mut cards: Vec<ChatCard> = indices
@@ -508,6 +639,7 @@ impl Conversation {
             },
             trajectory_changed: delta.trajectory_changed,
             torn_tail: None,
+            splices: ViewSplices::default(),
         }
     }
 }

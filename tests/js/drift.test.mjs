@@ -182,6 +182,15 @@ test("every object the JS API returns has exactly the members its interface decl
   const views = conversation.views();
   expect(views, "Views", "views()");
   expect(conversation.lines(), "EventLine", "lines()");
+  const counts = conversation.viewCounts();
+  expect(counts, "ViewCounts", "viewCounts()");
+  expect(conversation.cardsSlice({ start: 0, end: counts.cards }), "CardsSlice", "cardsSlice()");
+  expect(conversation.requestsSlice({ start: 0, end: counts.requests }), "RequestsSlice", "requestsSlice()");
+  expect(conversation.linesSlice({ start: 0, end: counts.lines }), "LinesSlice", "linesSlice()");
+  for (const event of events) {
+    const found = conversation.indexOfSeq(event.seq);
+    if (found) expect(found, "SeqIndex", `indexOfSeq(${event.seq})`);
+  }
   for (const event of events) {
     expect(conversation.contextAt(event.seq), "Context", `contextAt(${event.seq})`);
     expect(conversation.contextSummaryAt(event.seq), "ContextSummary", `contextSummaryAt(${event.seq})`);

@@ -12,7 +12,13 @@ import {
   type CacheLedger,
   type CacheOptions,
   type CacheSummary,
+  type CardsSlice,
   type ChatCard,
+  type LinesSlice,
+  type ListSplice,
+  type RequestsSlice,
+  type SeqIndex,
+  type ViewCounts,
   type Context,
   type ContextNode,
   type ContextSummary,
@@ -335,6 +341,26 @@ void openSession("{}");
 void openSession(new Blob([]), { chunkBytes: "1 MiB" });
 // @ts-expect-error the options are one object, not a signal
 void openSession(new Blob([]), controller.signal);
+
+// Slices for virtualized lists, and the splices a change report gives for them.
+const counts: ViewCounts = conversation.viewCounts();
+const cardRows: CardsSlice = conversation.cardsSlice({ start: 0, end: counts.cards });
+const sliceCard: ChatCard | undefined = cardRows.cards[0];
+const requestRows: RequestsSlice = conversation.requestsSlice({ start: 0, end: 50 });
+const lineRows: LinesSlice = conversation.linesSlice({ start: lineRowsStart(), end: counts.lines });
+const cardSplice: ListSplice = change.splices.cards;
+const spliceEnd: number = cardSplice.start + cardSplice.added + change.splices.requests.removed + change.splices.lines.total;
+const jump: SeqIndex | undefined = conversation.indexOfSeq(2);
+const jumpCard: number | undefined = jump?.card;
+const jumpRequest: number | undefined = jump?.request;
+function lineRowsStart(): number {
+  return 0;
+}
+// @ts-expect-error a range is one object, not two numbers
+conversation.cardsSlice(0, 50);
+// @ts-expect-error a range needs its end
+conversation.linesSlice({ start: 0 });
+void [counts, cardRows, sliceCard, requestRows.total, lineRows.lines, spliceEnd, jump?.line, jumpCard, jumpRequest];
 
 void [replacementsInJson];
 void [added, removedKeys, trajectoryChanged, title, turn, uncertainLine, text, replacements, effectiveInJson, request,

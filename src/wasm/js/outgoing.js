@@ -33,6 +33,12 @@ class Records {
   key() {
     return KEY_PREFIXES[this.next()] + this.next();
   }
+  splice() {
+    const start = this.next(),
+      removed = this.next(),
+      added = this.next();
+    return { start, removed, added, total: this.next() };
+  }
   card() {
     const slot = this.next(),
       source = SOURCES[slot],
@@ -206,7 +212,8 @@ function newRecords(numbers, values) {
   return new Records(numbers, values);
 }
 
-// A ConversationChange: `added` then `changed` cards, then `removed` keys.
+// A ConversationChange: `added` then `changed` cards, then `removed` keys, then the splices of
+// the cards, requests and lines.
 export function promptfoldChange(numbers, values, added, changed, removed, trajectoryChanged) {
   const records = newRecords(numbers, values);
   const chat = {
@@ -214,7 +221,21 @@ export function promptfoldChange(numbers, values, added, changed, removed, traje
     changed: records.list(changed, records.card),
     removed: records.list(removed, records.key),
   };
-  return { chat, trajectoryChanged };
+  const splices = { cards: records.splice(), requests: records.splice(), lines: records.splice() };
+  return { chat, trajectoryChanged, splices };
+}
+
+// A slice of the cards (`list` 0), requests (1) or lines (2): `count` rows from index `start`.
+export function promptfoldSlice(numbers, values, list, count, total, start) {
+  const records = newRecords(numbers, values);
+  switch (list) {
+    case 0:
+      return { total, start, cards: records.list(count, records.card) };
+    case 1:
+      return { total, start, requests: records.list(count, records.request) };
+    default:
+      return { total, start, lines: records.list(count, records.line) };
+  }
 }
 
 // Views: `cards` chat cards, then the trajectory's `headers` header facts, `requests` requests

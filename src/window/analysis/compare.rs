@@ -3,6 +3,7 @@
 use std::cmp::Ordering;
 
 use crate::views::chat::sort_cards;
+use crate::views::splice::{ListSplice, ViewSplices};
 use crate::views::{ChatChange, ConversationChange};
 use crate::window::analysis::Analysis;
 
@@ -12,6 +13,11 @@ pub(crate) fn compare(old: &Analysis, new: &Analysis) -> ConversationChange {
         chat: compare_chat(old, new),
         trajectory_changed: old.trajectory_differs(new),
         torn_tail: None,
+        splices: ViewSplices {
+            cards: new.cards_changed_from(old),
+            requests: ListSplice::replaced(old.request_count(), new.request_count()),
+            lines: ListSplice::default(),
+        },
     }
 }
 

@@ -15,6 +15,7 @@
 use super::{Analysis, Delta};
 use crate::input::event::{Seq, SessionEvent};
 use crate::views::location::Locator;
+use crate::views::splice::ListSplice;
 use crate::views::ConversationChange;
 use crate::window::analysis::compare::compare_chat;
 
@@ -26,6 +27,8 @@ impl Analysis {
         page: &[SessionEvent],
         window: &[SessionEvent],
     ) -> ConversationChange {
+        // A splice moves the old requests into the new analysis: counted first.
+        let requests = self.request_count();
         let mut new = Analysis::new(page.first().map(|event| event.seq));
         let mut ignored = Delta::default();
         for event in page {
@@ -46,19 +49,23 @@ impl Analysis {
         let mut surface = std::mem::take(&mut self.surface);
         let contexts_changed = surface.prepend(page, window);
         new.surface = surface;
-        let change = match joined {
+        let mut change = match joined {
             Some(through) => ConversationChange {
                 trajectory_changed: new.splice(self, through) || contexts_changed,
                 chat: compare_chat(self, &new),
                 torn_tail: None,
+                splices: Default::default(),
             },
             None => ConversationChange {
                 trajectory_changed: self.trajectory_differs_apart_from_contexts(&new)
                     || contexts_changed,
                 chat: compare_chat(self, &new),
                 torn_tail: None,
+                splices: Default::default(),
             },
         };
+        change.splices.cards = new.settle_after(self);
+        change.splices.requests = ListSplice::replaced(requests, new.request_count());
         *self = new;
         change
     }
