@@ -25,8 +25,10 @@ const ROW_PX = 30;
 const OVERSCAN = 8;
 /** The tallest spacer a list uses; longer lists map scroll positions onto row indices. */
 const MAX_SPACER_PX = 4_000_000;
-/** Newest cards the worker sends with each window while a file loads. */
-const WINDOW_CARDS = 40;
+/** Newest cards and requests the worker sends with each window while a file loads (a list's rows in view). */
+const WINDOW_CARDS = 24;
+/** Least milliseconds between two windows while a file loads. */
+const WINDOW_EVERY_MS = 200;
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -274,6 +276,7 @@ export class BigSession {
         signal: controller.signal,
         newestFirst: true,
         windowCards: WINDOW_CARDS,
+        windowEvery: WINDOW_EVERY_MS,
         onProgress: (progress) => this.#progress.update(progress),
         onWindow: (window) => {
           if (controller.signal.aborted || (window.info.length === 0 && window.info.session === undefined)) return;
@@ -293,11 +296,11 @@ export class BigSession {
     }
   }
 
-  #showLoading(name, { info, newestCards, progress }) {
+  #showLoading(name, { info, newestCards, newestRequests, progress }) {
     this.section.dataset.state = 'loading';
     this.info.textContent = `${name} · newest ${count(info.length, 'event')} loaded, reading older ones… (${mb(progress.bytesRead)} read)`;
     this.cards.showNewest(info.counts.cards, newestCards.start, newestCards.cards);
-    this.rows.showNewest(0, 0, []);
+    this.rows.showNewest(info.counts.requests, newestRequests.start, newestRequests.requests);
   }
 
   /** Shows the worker's loaded session: counts, and both lists scrolled to their newest rows. */

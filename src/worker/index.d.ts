@@ -4,6 +4,7 @@ import type {
   CardsSlice,
   Conversation,
   OpenProgress,
+  RequestsSlice,
   SessionHeader,
   SystemPromptStateJson,
   TornTail,
@@ -59,6 +60,11 @@ export interface WorkerWindow {
   info: WorkerWindowInfo;
   /** The newest cards (`windowCards` of them). */
   newestCards: CardsSlice;
+  /**
+   * The newest requests (`windowCards` of them). While older pages are still to come, a
+   * request's prompt may be withheld, and so may the cards decided after it; its row is there.
+   */
+  newestRequests: RequestsSlice;
 }
 
 /**
@@ -75,7 +81,7 @@ export interface WorkerOpenOptions {
   chunkBytes?: number;
   /** The source's size, for the progress of a stream. */
   totalBytes?: number;
-  /** Newest cards sent with each `window` message (50). */
+  /** Newest cards, and newest requests, sent with each `window` message (50). */
   windowCards?: number;
   /** Least milliseconds between two `window` messages (100); the last one is always sent. */
   windowEvery?: number;
@@ -149,7 +155,7 @@ export declare class WorkerConversation {
 /** A WorkerConversation over `worker`, or over a new module Web Worker running worker/web.js. */
 export declare function createWorkerConversation(worker?: WorkerLike): WorkerConversation;
 
-/** The module a worker serves: the package's exports (any entry). */
+/** The module a worker serves: the package's exports (from whichever entry). */
 export interface PromptfoldModule {
   openSession: typeof import("../bundler/promptfold.js").openSession;
 }

@@ -28,7 +28,7 @@ const CALLS = new Set([
   "prependJson",
 ]);
 
-/** Newest cards sent with each `window` message, and the least time between two of them. */
+/** Newest cards and requests sent with each `window` message, and the least time between two. */
 const DEFAULT_WINDOW_CARDS = 50;
 const DEFAULT_WINDOW_EVERY_MS = 100;
 
@@ -60,11 +60,15 @@ function windowInfo(conversation) {
   };
 }
 
-/** The newest `cards` cards of the window, with its counts. */
-function windowSnapshot(conversation, cards) {
+/** The newest `rows` cards and requests of the window, with its counts. */
+function windowSnapshot(conversation, rows) {
   const info = windowInfo(conversation);
-  const total = info.counts.cards;
-  return { info, newestCards: conversation.cardsSlice({ start: Math.max(0, total - cards), end: total }) };
+  const { cards, requests } = info.counts;
+  return {
+    info,
+    newestCards: conversation.cardsSlice({ start: Math.max(0, cards - rows), end: cards }),
+    newestRequests: conversation.requestsSlice({ start: Math.max(0, requests - rows), end: requests }),
+  };
 }
 
 /** Subscribes `handler` to the messages of a Web Worker scope or a Node MessagePort. */
