@@ -28,7 +28,7 @@ const MAX_SPACER_PX = 4_000_000;
 /** Newest cards and requests the worker sends with each window while a file loads (a list's rows in view). */
 const WINDOW_CARDS = 24;
 /** Least milliseconds between two windows while a file loads. */
-const WINDOW_EVERY_MS = 200;
+const WINDOW_EVERY_MS = 250;
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -110,6 +110,8 @@ class VirtualList {
   #asked = 0;
   #frame = 0;
   #cache = { start: 0, items: [] };
+  /** While a file loads, the worker's session is the one before: show the given rows only. */
+  #frozen = false;
 
   constructor(box, { fetch, render, testid }) {
     this.box = box;
@@ -127,6 +129,7 @@ class VirtualList {
   /** Shows `items` (the last rows of `total`, starting at `start`) without asking for slices. */
   showNewest(total, start, items) {
     this.#asked += 1; // drops a slice still on its way
+    this.#frozen = true;
     this.#setTotal(total);
     this.#cache = { start, items };
     this.box.scrollTop = this.box.scrollHeight;
@@ -135,6 +138,7 @@ class VirtualList {
 
   /** Sets the row count and shows the rows in view, asking for them; `toEnd` scrolls to the last. */
   reset(total, { toEnd = false } = {}) {
+    this.#frozen = false;
     this.#setTotal(total);
     this.#cache = { start: 0, items: [] };
     if (toEnd) this.box.scrollTop = this.box.scrollHeight;
@@ -174,9 +178,15 @@ class VirtualList {
     const end = Math.min(this.#total, first + view + OVERSCAN);
     const cached = this.#cache;
     this.#draw();
-    if (start >= cached.start && end <= cached.start + cached.items.length) return;
+    if (this.#frozen || (start >= cached.start && end <= cached.start + cached.items.length)) return;
     const asked = ++this.#asked;
-    const slice = await this.fetch(start, end);
+    let slice;
+    try {
+      slice = await this.fetch(start, end);
+    } catch (error) {
+      if (asked === this.#asked) this.box.dataset.error = String(error?.message ?? error);
+      return;
+    }
     if (asked !== this.#asked) return;
     this.#cache = slice;
     this.#draw();

@@ -27,7 +27,7 @@ export interface ZstdDecoderModule {
   };
 }
 
-/** How far `openSession` got; reported after each chunk of the source and once at the end. */
+/** How far `openSession` got; reported after each chunk of the source (each decoded piece of a zstd one) and once at the end. */
 export interface OpenProgress {
   /** Bytes read from the source so far (compressed bytes for a zstd source). */
   bytesRead: number;
@@ -49,7 +49,7 @@ export interface OpenProgress {
 export interface OpenSessionOptions {
   /** Cancels the open: the promise rejects with the signal's reason (an `AbortError`). */
   signal?: AbortSignal;
-  /** Called with the progress after each chunk of the source and once at the end. */
+  /** Called with the progress after each chunk of the source (each decoded piece of a zstd one) and once at the end. */
   onProgress?: (progress: OpenProgress) => void;
   /** The most bytes of text given to `feed` at a time, and a `Blob`'s read size (1 MiB). */
   chunkBytes?: number;

@@ -31,6 +31,8 @@ const CALLS = new Set([
 /** Newest cards and requests sent with each `window` message, and the least time between two. */
 const DEFAULT_WINDOW_CARDS = 50;
 const DEFAULT_WINDOW_EVERY_MS = 100;
+/** The least time between two `progress` messages; the last one is always sent. */
+const PROGRESS_EVERY_MS = 50;
 
 /** An error as plain data: a PromptfoldError's members, or a name and a message. */
 function errorData(error) {
@@ -103,6 +105,7 @@ export function serveConversation(promptfold, { port = globalThis, zstd, openPat
     const controller = new AbortController();
     opening.set(id, controller);
     let sent = -Infinity;
+    let reported = -Infinity;
     try {
       const opened = await promptfold.openSession(await sourceOf(source), {
         signal: controller.signal,
@@ -110,7 +113,12 @@ export function serveConversation(promptfold, { port = globalThis, zstd, openPat
         chunkBytes: options.chunkBytes,
         totalBytes: options.totalBytes,
         zstd,
-        onProgress: (progress) => post({ id, type: "progress", progress }),
+        onProgress: (progress) => {
+          const now = performance.now();
+          if (!progress.done && now - reported < PROGRESS_EVERY_MS) return;
+          reported = now;
+          post({ id, type: "progress", progress });
+        },
         onWindow: (loading, progress) => {
           const now = performance.now();
           if (!progress.done && now - sent < every) return;

@@ -275,7 +275,11 @@ async function read(conversation, source, settings) {
     decoder.push(bytes, final);
     const pieces = decoded;
     decoded = [];
-    for (const piece of pieces) feedText(piece);
+    // A compressed chunk holds many times its size in text: report after each decoded piece.
+    for (const piece of pieces) {
+      feedText(piece);
+      if (!final) progress(false);
+    }
   };
   const progress = (done) => {
     if (onProgress === undefined && onWindow === undefined) return;
