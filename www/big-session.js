@@ -112,6 +112,8 @@ class VirtualList {
   #cache = { start: 0, items: [] };
   /** While a file loads, the worker's session is the one before: show the given rows only. */
   #frozen = false;
+  /** The list's height in pixels, kept by a ResizeObserver so drawing never forces a layout. */
+  #viewHeight = 0;
 
   constructor(box, { fetch, render, testid }) {
     this.box = box;
@@ -122,6 +124,10 @@ class VirtualList {
     this.rows = el('div', { class: 'vlist-rows' });
     box.replaceChildren(this.spacer, this.rows);
     box.addEventListener('scroll', () => this.#schedule());
+    new ResizeObserver(([entry]) => {
+      this.#viewHeight = entry.contentRect.height;
+      this.#draw();
+    }).observe(box);
   }
 
   get total() { return this.#total; }
@@ -132,8 +138,10 @@ class VirtualList {
     this.#frozen = true;
     this.#setTotal(total);
     this.#cache = { start, items };
-    this.box.scrollTop = this.box.scrollHeight;
-    this.#draw();
+    // Scrolled to the end, written without reading the layout back.
+    const scrollTop = Math.max(0, this.#spacerPx() - this.#viewHeight);
+    this.box.scrollTop = scrollTop;
+    this.#draw(scrollTop);
   }
 
   /** Sets the row count and shows the rows in view, asking for them; `toEnd` scrolls to the last. */
@@ -141,28 +149,31 @@ class VirtualList {
     this.#frozen = false;
     this.#setTotal(total);
     this.#cache = { start: 0, items: [] };
-    if (toEnd) this.box.scrollTop = this.box.scrollHeight;
+    if (toEnd) this.box.scrollTop = Math.max(0, this.#spacerPx() - this.#viewHeight);
     return this.#update();
+  }
+
+  #spacerPx() {
+    return Math.min(this.#total * ROW_PX, MAX_SPACER_PX);
   }
 
   #setTotal(total) {
     this.#total = total;
-    this.spacer.style.height = `${Math.min(total * ROW_PX, MAX_SPACER_PX)}px`;
+    this.spacer.style.height = `${this.#spacerPx()}px`;
   }
 
   /** The rows in view: first index, how many, and the pixel top of the first. */
-  #range() {
-    const view = Math.max(1, Math.ceil(this.box.clientHeight / ROW_PX));
+  #range(scrollTop = this.box.scrollTop) {
+    const view = Math.max(1, Math.ceil(this.#viewHeight / ROW_PX));
     const full = this.#total * ROW_PX;
     if (full <= MAX_SPACER_PX) {
-      const first = Math.floor(this.box.scrollTop / ROW_PX);
+      const first = Math.floor(scrollTop / ROW_PX);
       return { first, view, top: (index) => index * ROW_PX };
     }
-    const room = Math.max(1, MAX_SPACER_PX - this.box.clientHeight);
-    const share = Math.min(1, this.box.scrollTop / room);
+    const room = Math.max(1, MAX_SPACER_PX - this.#viewHeight);
+    const share = Math.min(1, scrollTop / room);
     const first = Math.floor(share * Math.max(0, this.#total - view));
-    const base = this.box.scrollTop;
-    return { first, view, top: (index) => base + (index - first) * ROW_PX };
+    return { first, view, top: (index) => scrollTop + (index - first) * ROW_PX };
   }
 
   #schedule() {
@@ -192,8 +203,8 @@ class VirtualList {
     this.#draw();
   }
 
-  #draw() {
-    const { first, view, top } = this.#range();
+  #draw(scrollTop) {
+    const { first, view, top } = this.#range(scrollTop);
     const { start, items } = this.#cache;
     const nodes = [];
     const from = Math.max(start, first - OVERSCAN);
@@ -249,6 +260,8 @@ function requestRow(request, index) {
 export class BigSession {
   #controller;
   #progress = new ProgressBar();
+  #pending;
+  #frame = 0;
 
   constructor() {
     this.section = $('#big-session');
@@ -302,11 +315,29 @@ export class BigSession {
       if (this.#controller === controller) {
         this.#controller = undefined;
         this.#progress.hide();
+        this.#stopLoading();
       }
     }
   }
 
-  #showLoading(name, { info, newestCards, newestRequests, progress }) {
+  /** Draws the newest window of a loading file once a frame (messages may come faster). */
+  #showLoading(name, window) {
+    this.#pending = { name, window };
+    this.#frame ||= requestAnimationFrame(() => {
+      this.#frame = 0;
+      const pending = this.#pending;
+      this.#pending = undefined;
+      if (pending) this.#drawLoading(pending.name, pending.window);
+    });
+  }
+
+  #stopLoading() {
+    cancelAnimationFrame(this.#frame);
+    this.#frame = 0;
+    this.#pending = undefined;
+  }
+
+  #drawLoading(name, { info, newestCards, newestRequests, progress }) {
     this.section.dataset.state = 'loading';
     this.info.textContent = `${name} · newest ${count(info.length, 'event')} loaded, reading older ones… (${mb(progress.bytesRead)} read)`;
     this.cards.showNewest(info.counts.cards, newestCards.start, newestCards.cards);
