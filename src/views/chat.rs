@@ -528,7 +528,11 @@ impl ChatBuilder {
         if pending.is_empty() {
             return ListSplice::unchanged(before);
         }
-        crate::sort::sort_by_key(&mut pending, |index| (position_key(*index), 0, 0));
+        // Sorted checks first: the sort's keys would take 32 bytes a card for the whole
+        // window after a load, and wasm memory never shrinks.
+        if !pending.is_sorted() {
+            crate::sort::sort_by_key(&mut pending, |index| (position_key(*index), 0, 0));
+        }
         pending.dedup();
         // Settled cards that moved leave their place first; new cards have higher indices.
         let moved = pending.partition_point(|index| *index < before);
@@ -552,7 +556,9 @@ impl ChatBuilder {
                 (i64::MAX, i64::MAX, i64::MAX)
             }
         };
-        crate::sort::sort_by_key(&mut pending, key);
+        if !pending.is_sorted_by_key(key) {
+            crate::sort::sort_by_key(&mut pending, key);
+        }
         let first_key = pending.first().map(key);
         let first_inserted = self
             .order

@@ -162,8 +162,9 @@ pub(crate) struct TrajectoryBuilder {
     step_starts: Vec<(Seq, Location)>,
     latest_real: Option<usize>,
     carried: Option<Synthetic>,
-    /// The requests' links, made by the first slice of the requests after a change.
-    links: std::cell::OnceCell<Vec<RequestLink>>,
+    /// The requests' links, made by the first slice of the requests and kept up to date by the
+    /// next ones (forgotten by a prepend, which moves the facts).
+    links: std::cell::RefCell<Links>,
     /// Whether a step start's step is missing, or not after the step before it: then a
     /// step's requests cannot be found by a search.
     keys_disordered: bool,
@@ -174,7 +175,6 @@ pub(crate) struct TrajectoryBuilder {
 impl TrajectoryBuilder {
     /// Takes the next event of the window; returns whether it added anything to the trajectory.
     pub fn observe(&mut self, seen: &Observed) -> bool {
-        self.links.take();
         let before = (self.headers.len(), self.known_prompts.len());
         if let Some(header) = seen.event.header() {
             let newer = self.newer_prompt_source();
@@ -311,6 +311,7 @@ impl TrajectoryBuilder {
     /// up to `through` do.
     pub fn splice(&mut self, old: &mut TrajectoryBuilder, through: Seq) -> bool {
         self.links.take();
+        old.links.take();
         let facts = old.headers.partition_point(|fact| fact.seq <= through);
         let starts = old.step_starts.partition_point(|(seq, _)| *seq <= through);
         let before = Facts {
@@ -404,18 +405,52 @@ impl TrajectoryBuilder {
     }
 
     /// The requests of `range` (clamped to the requests), each without its context. The first
-    /// call after a change links every request to its facts (one pass over the facts and step
-    /// starts); the others read those links.
+    /// call links every request to its facts (one pass over the facts and step starts); a later
+    /// call relinks only the requests from the first one that the facts and step starts added
+    /// since reach (after a live append, the last ones), or all of them after a prepend.
     pub fn requests(&self, range: std::ops::Range<usize>) -> Vec<TrajectoryRequest> {
-        let links = self.links.get_or_init(|| self.facts().request_links());
+        let mut links = self.links.borrow_mut();
+        self.update(&mut links);
         let start = range.start;
         links
+            .links
             .get(range)
             .unwrap_or_default()
             .iter()
             .zip(start..)
             .filter_map(|(link, index)| self.facts().request(index, *link))
             .collect()
+    }
+
+    /// Brings `links` up to date with the facts and step starts.
+    fn update(&self, links: &mut Links) {
+        let (facts, requests) = (self.headers.len(), self.step_starts.len());
+        if links.facts == facts && links.links.len() == requests {
+            return;
+        }
+        if links.facts > facts || links.links.len() > requests {
+            debug_assert!(false, "links of a builder that only grew since");
+            *links = Links::default();
+        }
+        let from = self
+            .first_request_touched(links.facts, links.links.len())
+            .min(links.links.len());
+        let view = self.facts();
+        add_entries(&mut links.entries, self.headers.as_slice(), links.facts);
+        links.facts = facts;
+        for link in links.links.get(from..).unwrap_or_default() {
+            if let Some(seq) = link.change.and_then(|index| view.change_seq(index)) {
+                if let Ok(at) = links.taken.binary_search(&seq) {
+                    links.taken.remove(at);
+                }
+            }
+        }
+        links.links.truncate(from);
+        links.links.reserve(requests.saturating_sub(from));
+        for index in from..requests {
+            let link = view.link(index, &links.entries, &mut links.taken);
+            links.links.push(link);
+        }
     }
 
     /// Whether the trajectory view differs from `other`'s.
@@ -447,6 +482,37 @@ impl TrajectoryBuilder {
     }
 }
 
+/// Adds the facts of `facts` from index `from` on to `entries` (see `Facts::step_entries`).
+fn add_entries(entries: &mut StepMap<StepEntry>, facts: &[Box<Fact>], from: usize) {
+    for (index, fact) in facts.iter().enumerate().skip(from) {
+        let Some(key) = fact.location.step_key() else {
+            continue;
+        };
+        let entry = entries.entry(key).or_insert(StepEntry {
+            fact: index,
+            change: None,
+        });
+        entry.fact = index;
+        if fact.change.is_some() {
+            entry.change = Some(index);
+        }
+    }
+}
+
+/// The requests' links as the last slice of the requests left them, brought up to date by the
+/// next one: facts and requests only come at the end between two prepends, so the requests
+/// before the first one whose step a new fact reaches keep their links.
+#[derive(Clone, Debug, Default)]
+struct Links {
+    /// The step entries of the first `facts` facts.
+    entries: StepMap<StepEntry>,
+    facts: usize,
+    /// The links of the first requests.
+    links: Vec<RequestLink>,
+    /// The seqs of the changes those requests show, sorted.
+    taken: Vec<Seq>,
+}
+
 /// The lists a trajectory view is made of (of a whole walk, or of its part up to an event).
 #[derive(Clone, Copy)]
 struct Facts<'a> {
@@ -473,19 +539,7 @@ impl Facts<'_> {
     /// The latest fact located in each step, and the latest of its facts with a change.
     fn step_entries(&self) -> StepMap<StepEntry> {
         let mut entries: StepMap<StepEntry> = StepMap::default();
-        for (index, fact) in self.headers.iter().enumerate() {
-            let Some(key) = fact.location.step_key() else {
-                continue;
-            };
-            let entry = entries.entry(key).or_insert(StepEntry {
-                fact: index,
-                change: None,
-            });
-            entry.fact = index;
-            if fact.change.is_some() {
-                entry.change = Some(index);
-            }
-        }
+        add_entries(&mut entries, self.headers, 0);
         entries
     }
 
@@ -493,48 +547,59 @@ impl Facts<'_> {
     /// fact of its step (the latest of them with a change), else the fact before its start; a
     /// change is shown by the first request that carries it.
     fn request_links(&self) -> Vec<RequestLink> {
-        let step_entries = self.step_entries();
+        let entries = self.step_entries();
         let mut taken: Vec<Seq> = Vec::new();
-        self.step_starts
-            .iter()
-            .map(|(start_seq, location)| {
-                let source = location
-                    .step_key()
-                    .and_then(|key| step_entries.get(&key))
-                    .map(|entry| {
-                        debug_assert!(entry.fact < self.headers.len(), "a step names its fact");
-                        (entry.fact, entry.change)
-                    })
-                    .or_else(|| {
-                        let before = self.headers.partition_point(|fact| fact.seq < *start_seq);
-                        let fact = before.checked_sub(1)?;
-                        Some((fact, Some(fact)))
-                    });
-                let Some((prompt, change)) = source else {
-                    return RequestLink::default();
-                };
-                let shown = change.filter(|index| {
-                    let Some(change) = self
-                        .headers
-                        .get(*index)
-                        .and_then(|fact| fact.change.as_deref())
-                    else {
-                        return false;
-                    };
-                    match taken.binary_search(&change.seq) {
-                        Ok(_) => false,
-                        Err(at) => {
-                            taken.insert(at, change.seq);
-                            true
-                        }
-                    }
-                });
-                RequestLink {
-                    prompt: Some(prompt),
-                    change: shown,
-                }
-            })
+        (0..self.step_starts.len())
+            .map(|index| self.link(index, &entries, &mut taken))
             .collect()
+    }
+
+    /// The link of request `index`, after those of every request before it (whose shown
+    /// changes are in `taken`).
+    fn link(
+        &self,
+        index: usize,
+        entries: &StepMap<StepEntry>,
+        taken: &mut Vec<Seq>,
+    ) -> RequestLink {
+        let Some((start_seq, location)) = self.step_starts.get(index) else {
+            return RequestLink::default();
+        };
+        let source = location
+            .step_key()
+            .and_then(|key| entries.get(&key))
+            .map(|entry| {
+                debug_assert!(entry.fact < self.headers.len(), "a step names its fact");
+                (entry.fact, entry.change)
+            })
+            .or_else(|| {
+                let before = self.headers.partition_point(|fact| fact.seq < *start_seq);
+                let fact = before.checked_sub(1)?;
+                Some((fact, Some(fact)))
+            });
+        let Some((prompt, change)) = source else {
+            return RequestLink::default();
+        };
+        let shown = change.filter(|index| match self.change_seq(*index) {
+            Some(seq) => match taken.binary_search(&seq) {
+                Ok(_) => false,
+                Err(at) => {
+                    taken.insert(at, seq);
+                    true
+                }
+            },
+            None => false,
+        });
+        RequestLink {
+            prompt: Some(prompt),
+            change: shown,
+        }
+    }
+
+    /// The seq of the change of fact `index`, when it has one.
+    fn change_seq(&self, index: usize) -> Option<Seq> {
+        let change = self.headers.get(index)?.change.as_deref()?;
+        Some(change.seq)
     }
 
     /// The request of step start `index`, whose prompt comes from `link` (its context left

@@ -85,9 +85,10 @@ impl JsConversation {
     }
 
     /// The requests `start..end` of `views().trajectory.requests` (clamped), with their total:
-    /// `{ total, start, requests }`. The first call after a change links the window's requests
-    /// to their header facts (one pass over them, no request made); the others cost the range.
-    /// Throws `INVALID_ARGUMENT` as `cardsSlice` does.
+    /// `{ total, start, requests }`. The first call links the window's requests to their header
+    /// facts (one pass over them, no request made), as does the first after a load or a
+    /// prepend; after a live append only the last requests are linked again. Throws
+    /// `INVALID_ARGUMENT` as `cardsSlice` does.
     #[wasm_bindgen(js_name = requestsSlice, unchecked_return_type = "RequestsSlice")]
     pub fn requests_slice(
         &self,

@@ -206,9 +206,10 @@ impl Analysis {
         });
         let mut states = self
             .state_seqs
+            .get(before..)
+            .unwrap_or_default()
             .iter()
-            .zip(&self.states)
-            .skip(before)
+            .zip(self.states.get(before..).unwrap_or_default())
             .peekable();
         let mut current: Option<&SystemPromptState> = before
             .checked_sub(1)

@@ -571,9 +571,11 @@ impl Conversation {
     }
 
     /// The trajectory requests of `range`, an index range of `views().trajectory.requests`
-    /// clamped to the requests, with their total. The first call after a change links every
-    /// request to its header facts (one pass over them, no request made); later calls cost
-    /// the range. [`Error::InvalidArgument`] when `range` ends before it starts.
+    /// clamped to the requests, with their total. The first call links every request to its
+    /// header facts (one pass over them, no request made); after a live append a call relinks
+    /// only the requests from the first one whose step the new events reach (the last ones),
+    /// after a load or prepend all of them; otherwise a call costs the range.
+    /// [`Error::InvalidArgument`] when `range` ends before it starts.
     pub fn requests_slice(&self, range: Range<usize>) -> Result<RequestsSlice, Error> {
         let total = self.analysis.request_count();
         let range = clamp(range, total)?;
