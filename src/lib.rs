@@ -111,4 +111,5 @@ pub use views::splice::{ListSplice, ViewSplices};
 pub use views::trajectory::{HeaderFact, Trajectory, TrajectoryRequest};
 pub use views::{ChatChange, ConversationChange, EventLine, Views};
 pub use window::conversation::Conversation;
+pub use window::ledger_stream::LedgerStream;
 pub use window::options::{JsonText, LoadOptions};

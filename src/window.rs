@@ -3,4 +3,5 @@
 
 pub(crate) mod analysis;
 pub(crate) mod conversation;
+pub(crate) mod ledger_stream;
 pub(crate) mod options;

@@ -1221,3 +1221,147 @@ fn parity_ledgers_are_current() {
         "tests/cache/ledgers.json is stale: run with UPDATE_LEDGERS=1"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// The forward-only ledger (`LedgerStream`): the same entries and summary as the window's
+// ledger of the same text, however the text is cut.
+// ---------------------------------------------------------------------------------------------
+
+/// The ledger of `text` read by a `LedgerStream` in pieces of `size` bytes, the entries taken
+/// after every piece; or the first error.
+fn streamed(text: &[u8], size: usize, options: &CacheOptions) -> Result<CacheLedger, Error> {
+    let mut stream = promptfold::LedgerStream::new(options)?;
+    let mut requests = Vec::new();
+    for piece in text.chunks(size.max(1)) {
+        stream.feed(piece)?;
+        requests.extend(stream.take_entries());
+    }
+    let mut ledger = stream.finish();
+    requests.append(&mut ledger.requests);
+    ledger.requests = requests;
+    Ok(ledger)
+}
+
+/// The window's ledger of `text` fed whole to a `Conversation`; or the first error.
+fn fed_whole(text: &[u8], options: &CacheOptions) -> Result<CacheLedger, Error> {
+    let mut conversation = Conversation::new();
+    conversation.feed(text)?;
+    conversation.cache_ledger(options)
+}
+
+/// The stream and the window agree on `text` (an error included), cut into pieces of each size.
+fn check_stream(text: &[u8], options: &CacheOptions, sizes: &[usize]) -> Result<(), String> {
+    let expected = fed_whole(text, options);
+    for size in sizes {
+        let got = streamed(text, *size, options);
+        match (&got, &expected) {
+            (Ok(got), Ok(expected)) if got == expected => {}
+            (Err(got), Err(expected)) if got.code() == expected.code() => {}
+            _ => {
+                return Err(format!(
+                    "pieces of {size} bytes: streamed {got:?}\nwindow {expected:?}"
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Random logs (whole and cut mid-way, with usage of every shape and scrambled replace
+    /// endpoints): the stream's ledger is the window's, cut into pieces anywhere.
+    #[test]
+    fn the_stream_gives_the_windows_ledger(
+        (mut log, cut) in gen::log_and_cut(60),
+        choices in prop::collection::vec(any::<u8>(), 1..20),
+        ttl in prop::option::of(0.0..200_000.0f64),
+        scrambled in any::<bool>(),
+        size in 1usize..400,
+    ) {
+        with_usage(&mut log, &choices);
+        if scrambled {
+            scramble(&mut log, &choices);
+        }
+        let window = &log[cut.min(log.len())..];
+        let text = gen::lines_text(window);
+        let mut options = parity_options();
+        options.cache_ttl_ms = ttl;
+        check_stream(text.as_bytes(), &options, &[size, text.len() + 1])
+            .map_err(TestCaseError::fail)?;
+        // And the window's ledger is a load's of the same events (so the reference's too).
+        if !window.is_empty() {
+            prop_assert_eq!(
+                fed_whole(text.as_bytes(), &options).unwrap(),
+                loaded(window).cache_ledger(&options).unwrap()
+            );
+        }
+    }
+}
+
+/// Every conformance case (each stage's window too, with usage on its answers) as JSON lines,
+/// and every framed case's raw text as the harness wrote it: the stream's ledger is the
+/// window's.
+#[test]
+fn the_stream_agrees_on_every_conformance_case() {
+    let files = common::case_files(&common::conformance_dir());
+    let options = parity_options();
+    let mut checked = 0;
+    let mut framed = 0;
+    for file in files {
+        let case: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let fail = |error: String| panic!("{}: {error}", file.display());
+        if let Some(raw) = case["rawLog"].as_str() {
+            check_stream(raw.as_bytes(), &options, &[1, 7, 64, raw.len() + 1]).unwrap_or_else(fail);
+            let completed = format!("{raw}\n");
+            check_stream(completed.as_bytes(), &options, &[13]).unwrap_or_else(fail);
+            framed += 1;
+        }
+        let Some(events) = case["events"].as_array() else {
+            continue;
+        };
+        let events = with_parity_usage(events);
+        let mut windows = vec![events.clone()];
+        for stage in case["stages"].as_array().into_iter().flatten() {
+            let from = stage["fromSeq"].as_i64().unwrap();
+            windows.push(
+                events
+                    .iter()
+                    .filter(|e| seq_of(e) >= from)
+                    .cloned()
+                    .collect(),
+            );
+        }
+        for window in windows {
+            let text = gen::lines_text(&window);
+            check_stream(text.as_bytes(), &options, &[5, 301, text.len() + 1]).unwrap_or_else(fail);
+            checked += 1;
+        }
+    }
+    assert!(
+        checked > 100 && framed > 20,
+        "{checked} cases, {framed} framed"
+    );
+}
+
+#[test]
+fn the_stream_checks_its_options_and_keeps_a_failed_piece_out() {
+    let bad = CacheOptions {
+        prices: None,
+        cache_ttl_ms: Some(-1.0),
+    };
+    let error = promptfold::LedgerStream::new(&bad).unwrap_err();
+    assert_eq!(error.code(), "INVALID_ARGUMENT");
+    let options = CacheOptions::default();
+    let text = gen::lines_text(&spec_example());
+    let mut stream = promptfold::LedgerStream::new(&options).unwrap();
+    stream.feed(text.as_bytes()).unwrap();
+    // A seq that goes back fails the piece, and the stream goes on as it was.
+    let back = "{\"seq\":3,\"time\":1,\"type\":\"user/message\"}\n";
+    assert_eq!(stream.feed(back).unwrap_err().code(), "NON_INCREASING_SEQ");
+    assert!(stream.unfinished_line().is_empty());
+    let ledger = stream.finish();
+    assert_eq!(ledger, fed_whole(text.as_bytes(), &options).unwrap());
+    assert_eq!(ledger.summary.requests, 3);
+}

@@ -3,10 +3,14 @@
 //   node --expose-gc bench/js/measure.mjs TASK WORKLOAD [ARG]
 //
 // Prints one JSON object on stdout (progress lines, if any, on stderr). Tasks:
-//   baseline-mem    one fold of the upstream-style baseline (bench/js/baseline/baseline.mjs) keeping
-//                   every state: its time, and the JS heap it retains
-//   baseline-time   ARG = "RUNS,WARMUP": RUNS timed runs of the baseline fold from JS objects
-//                   (after WARMUP more, timed apart as warmupMs), and two of JSON.parse alone
+//   baseline-mem    ARG = "prompt" or "fair": one fold of the upstream-style baseline
+//                   (bench/js/baseline/) keeping every state: its time, and the JS heap it retains.
+//                   "prompt": the system-prompt fold and header inspections (baseline.mjs);
+//                   "fair": those plus the token meter's fold and every request's context
+//                   (context.mjs), what upstream runs to price a context
+//   baseline-time   ARG = "RUNS,WARMUP,KIND": RUNS timed runs of the baseline fold of KIND (as
+//                   above) from JS objects (after WARMUP more, timed apart as warmupMs), and two
+//                   of JSON.parse alone
 //   pf-cold-objects the first Conversation.load (JS objects) in a fresh process: time, and the JS
 //                   heap + wasm memory it leaves (the wasm memory only grows: this is its peak)
 //   pf-cold-text    the same for Conversation.loadJson (JSON text as a string)
@@ -26,6 +30,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inspectSystemPrompt, inspectRequestPrompt } from './baseline/baseline.mjs';
+import { ContextLedger } from './baseline/context.mjs';
 import { dataPath } from './gen.mjs';
 import { readFloor } from './read-floor.mjs';
 import { seqs } from './seeded.mjs';
@@ -59,9 +64,12 @@ function readText() {
 // The baseline's "fold and keep every per-event state": one state per event (an irrelevant
 // event shares the previous one), plus the inspection of every request header against the
 // previous one with the effective prompt in force before it (BEHAVIOUR.md section 3), all kept.
-function baselineFold(events, progress) {
+// The fair baseline (`fair`) also folds every event into the token meter and keeps each
+// request's context (docs/context.md), as upstream's host does to price a context.
+function baselineFold(events, fair, progress) {
   const states = new Array(events.length);
   const inspections = [];
+  const ledger = fair ? new ContextLedger() : undefined;
   let state;
   let prompt;
   for (let i = 0; i < events.length; i++) {
@@ -73,9 +81,16 @@ function baselineFold(events, progress) {
     }
     state = inspectSystemPrompt(state, event);
     states[i] = state;
+    if (ledger) ledger.apply(event);
     if (progress && i % 1000 === 0) progress(i);
   }
-  return { states, inspections };
+  return { states, inspections, requests: ledger ? ledger.finish() : undefined };
+}
+
+// The baseline kind of a task's ARG: "fair" or "prompt".
+function fairKind(kind) {
+  if (kind !== 'fair' && kind !== 'prompt') throw new Error(`baseline kind ${kind}: "prompt" or "fair"`);
+  return kind === 'fair';
 }
 
 // Times up to `maxRuns` runs of `body`, fewer when they would not fit in `budgetMs` (at least
@@ -167,25 +182,27 @@ const tasks = {
       // Lets run.mjs say how far a run got when it hits the memory or time limit.
       if (i % 5000 === 0) process.stderr.write(`progress ${i} ${events.length} ${heapUsed()} ${(performance.now() - t).toFixed(0)}\n`);
     };
-    const kept = baselineFold(events, progress);
+    const kept = baselineFold(events, fairKind(arg), progress);
     const foldMs = performance.now() - t;
     collect();
     const retainedBytes = heapUsed() - before;
     sink.push(kept);
-    return { foldMs, retainedBytes, eventsHeapBytes, states: kept.states.length };
+    return { kind: arg, foldMs, retainedBytes, eventsHeapBytes, states: kept.states.length, requests: kept.requests?.length };
   },
 
   'baseline-time'() {
-    const [runs, warmup] = String(arg).split(',').map(Number);
+    const [runs, warmup] = String(arg).split(',').slice(0, 2).map(Number);
+    const kind = String(arg).split(',')[2];
+    const fair = fairKind(kind);
     const text = readText();
     const events = JSON.parse(text);
-    const warmupMs = timeRuns(warmup, Infinity, () => baselineFold(events)).times;
-    const folds = timeRuns(runs, 25_000, () => baselineFold(events), () => {}, true);
+    const warmupMs = timeRuns(warmup, Infinity, () => baselineFold(events, fair)).times;
+    const folds = timeRuns(runs, 25_000, () => baselineFold(events, fair), () => {}, true);
     const last = folds.last.states.at(-1);
-    const check = { replacements: last.replacements.length, nodes: last.nodes.length };
+    const check = { replacements: last.replacements.size, nodes: last.nodes.length, requests: folds.last.requests?.length };
     folds.last = undefined;
     const parse = timeRuns(2, 5_000, () => JSON.parse(text)).times;
-    return { warmupMs, objects: folds.times, parse, check };
+    return { kind, warmupMs, objects: folds.times, parse, check };
   },
 
   'pf-cold-objects'() {

@@ -1,6 +1,7 @@
-//! A session's figures for the report, read from the library's cache ledger.
+//! A session's figures for the report, read from the library's cache ledger: its entries one at
+//! a time as they come ([`Tally`]), then its summary.
 
-use promptfold::{CacheOptions, Conversation};
+use promptfold::{CacheEntry, CacheSummary};
 
 /// The causes of a break, in the ledger's order (SPEC 11 item 3); one report column each.
 pub const CAUSES: [&str; 8] = [
@@ -96,37 +97,44 @@ fn counted(sum: f64, count: u32) -> Option<f64> {
     (count > 0).then_some(sum)
 }
 
-/// The figures of a read session, from the library's cache ledger.
-pub fn facts(
-    conversation: &Conversation,
-    options: &CacheOptions,
-) -> Result<Facts, promptfold::Error> {
-    let ledger = conversation.cache_ledger(options)?;
-    let summary = &ledger.summary;
+/// What the report needs of the ledger's entries beyond its summary, summed as they come.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tally {
+    /// The observed hit rate's parts (the library's rule: requests with both input and
+    /// cache-read tokens; the harness's counts are disjoint), so rows of many sessions and
+    /// shards add up to the same rate.
+    rate_read: f64,
+    rate_input: f64,
+    rated: bool,
+    /// Requests with broken tokens above 0.
+    breaking: u64,
+}
+
+impl Tally {
+    /// Adds the next request's entry.
+    pub fn add(&mut self, entry: &CacheEntry) {
+        let seen = &entry.observed;
+        if let (Some(input), Some(read)) = (seen.input_tokens, seen.cache_read_tokens) {
+            self.rated = true;
+            self.rate_read += read;
+            self.rate_input += input + read + seen.cache_write_tokens.unwrap_or(0.0);
+        }
+        if entry.broken_tokens.is_some_and(|broken| broken > 0) {
+            self.breaking = self.breaking.saturating_add(1);
+        }
+    }
+}
+
+/// The figures of a session of `events` events, from its ledger's entries (`tally`) and
+/// summary.
+pub fn facts(events: u64, tally: &Tally, summary: &CacheSummary) -> Facts {
     let known = summary.known_requests > 0;
     let observed = &summary.observed;
     let counts = &observed.counts;
-    // The observed hit rate's parts (the library's rule: requests with both input and
-    // cache-read tokens; the harness's counts are disjoint), so rows of many sessions and
-    // shards add up to the same rate.
-    let mut rate_read = 0.0;
-    let mut rate_input = 0.0;
-    let mut rated = false;
-    for entry in &ledger.requests {
-        let seen = &entry.observed;
-        if let (Some(input), Some(read)) = (seen.input_tokens, seen.cache_read_tokens) {
-            rated = true;
-            rate_read += read;
-            rate_input += input + read + seen.cache_write_tokens.unwrap_or(0.0);
-        }
-    }
-    let breaking = ledger
-        .requests
-        .iter()
-        .filter(|entry| entry.broken_tokens.is_some_and(|broken| broken > 0))
-        .count();
-    Ok(Facts {
-        events: conversation.len() as u64,
+    let (rate_read, rate_input, rated) = (tally.rate_read, tally.rate_input, tally.rated);
+    let breaking = tally.breaking;
+    Facts {
+        events,
         requests: u64::from(summary.requests),
         known_requests: u64::from(summary.known_requests),
         total_tokens: whole(summary.total_tokens),
@@ -143,7 +151,7 @@ pub fn facts(
         },
         observed_hit_rate: summary.observed_hit_rate,
         rate_parts: rated.then_some((rate_read, rate_input)),
-        breaking_requests: breaking as u64,
+        breaking_requests: breaking,
         breaks: summary
             .breaks
             .iter()
@@ -159,5 +167,5 @@ pub fn facts(
         trade_balance: summary.trade.balance,
         cost: summary.cost.as_ref().map(|cost| cost.total),
         cost_estimated: summary.cost.as_ref().map(|cost| cost.estimated),
-    })
+    }
 }

@@ -5,18 +5,20 @@ use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use promptfold::CacheOptions;
+use std::cell::RefCell;
+
+use promptfold::{CacheEntry, CacheOptions, LedgerStream};
 use rayon::prelude::*;
 
 use crate::aggregate::{report, Counts, Report};
 use crate::args::{Format, ReportArgs};
 use crate::discover::{discover, Candidate};
-use crate::facts::{facts, CauseFacts};
+use crate::facts::{facts, CauseFacts, Tally};
 use crate::output;
 use crate::problem::{Problem, ProblemKind};
 use crate::progress::Progress;
 use crate::row::{Header, Origin, SessionRow};
-use crate::source::{read_session, Outcome};
+use crate::source::{read_session, Outcome, Reader, Streamed};
 use crate::when::Window;
 use crate::Failure;
 
@@ -33,25 +35,36 @@ fn read_one(
     options: &CacheOptions,
     progress: &Progress,
 ) -> Read {
-    let wanted = |conversation: &promptfold::Conversation| {
-        window.admits(Header::of(conversation.session()).created_at)
+    let failed = |reason: String| {
+        Read::Failed(Problem {
+            path: candidate.path.display().to_string(),
+            kind: ProblemKind::BadEvent,
+            reason,
+            reported: false,
+        })
     };
+    let stream = match LedgerStream::new(options) {
+        Ok(stream) => stream,
+        Err(error) => {
+            debug_assert!(false, "the options were checked: {error}");
+            return failed(error.to_string());
+        }
+    };
+    // The forward-only ledger: each request's entry is tallied as it comes and dropped.
+    let tally = RefCell::new(Tally::default());
+    let reader = Streamed {
+        stream,
+        take: |entry: CacheEntry| tally.borrow_mut().add(&entry),
+    };
+    let wanted =
+        |session: Option<&promptfold::JsonValue>| window.admits(Header::of(session).created_at);
     let on_read = |bytes| progress.read(bytes);
-    match read_session(&candidate.path, &on_read, &wanted) {
+    match read_session(&candidate.path, reader, &on_read, &wanted) {
         Outcome::Loaded(loaded) => {
-            let header = Header::of(loaded.conversation.session());
-            let facts = match facts(&loaded.conversation, options) {
-                Ok(facts) => facts,
-                Err(error) => {
-                    debug_assert!(false, "the options were checked: {error}");
-                    return Read::Failed(Problem {
-                        path: candidate.path.display().to_string(),
-                        kind: ProblemKind::BadEvent,
-                        reason: error.to_string(),
-                        reported: false,
-                    });
-                }
-            };
+            let header = Header::of(loaded.reader.session());
+            let events = loaded.reader.events();
+            let summary = loaded.reader.finish();
+            let facts = facts(events, &tally.borrow(), &summary);
             let kind = loaded.problem.as_ref().map(|problem| problem.kind);
             let origin = Origin {
                 path: candidate.path.display().to_string(),

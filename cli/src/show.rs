@@ -313,7 +313,7 @@ fn text(
 
 /// Runs `show`.
 pub fn run(args: &ShowArgs, options: &promptfold::CacheOptions) -> Result<bool, Failure> {
-    let loaded = match read_session(&args.file, &|_| {}, &|_| true) {
+    let loaded = match read_session(&args.file, Conversation::new(), &|_| {}, &|_| true) {
         Outcome::Loaded(loaded) => loaded,
         Outcome::Filtered => {
             debug_assert!(false, "show filters nothing");
@@ -325,7 +325,7 @@ pub fn run(args: &ShowArgs, options: &promptfold::CacheOptions) -> Result<bool, 
         }
     };
     let ledger = loaded
-        .conversation
+        .reader
         .cache_ledger(options)
         .map_err(|error| Failure::Usage(error.to_string()))?;
     let path = args.file.display().to_string();
@@ -336,9 +336,9 @@ pub fn run(args: &ShowArgs, options: &promptfold::CacheOptions) -> Result<bool, 
             schema_version: SHOW_SCHEMA_VERSION,
             path,
             bytes: loaded.bytes,
-            session: loaded.conversation.session(),
+            session: loaded.reader.session(),
             problem: loaded.problem.as_ref(),
-            views: loaded.conversation.views(),
+            views: loaded.reader.views(),
             cache_ledger: &ledger,
         };
         serde_json::to_writer_pretty(&mut out, &document)
@@ -346,7 +346,7 @@ pub fn run(args: &ShowArgs, options: &promptfold::CacheOptions) -> Result<bool, 
             .and_then(|()| writeln!(out))
     } else {
         text(
-            &loaded.conversation,
+            &loaded.reader,
             &ledger,
             &path,
             loaded.bytes,

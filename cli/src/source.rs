@@ -1,5 +1,6 @@
-//! Reads one session file into a [`Conversation`] as a stream: fixed-size chunks through
-//! [`Conversation::feed`] (the library's reader of growing files), zstd decoded on the way by the
+//! Reads one session file as a stream into a [`Reader`]: a [`Conversation`] (the window, for
+//! `show`) or a [`LedgerStream`] (the forward-only ledger, for `report`), in fixed-size chunks
+//! through their `feed` (the library's reader of growing files), zstd decoded on the way by the
 //! `zstd` crate (docs/cli.md says why). No file is ever held whole: at most one chunk and the
 //! unfinished line the library keeps.
 
@@ -9,7 +10,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::rc::Rc;
 
-use promptfold::{Conversation, EventKind};
+use promptfold::{CacheEntry, CacheLedger, Conversation, EventKind, JsonValue, LedgerStream};
 
 use crate::problem::{Problem, ProblemKind};
 
@@ -22,11 +23,82 @@ pub const MAX_LINE: usize = 64 << 20;
 /// The first bytes of a zstd frame.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
+/// What a session file is read into: the library's two readers of growing files.
+pub trait Reader {
+    /// Reads the next complete lines (and keeps an unfinished rest), all or nothing.
+    fn feed(&mut self, bytes: &[u8]) -> Result<(), promptfold::Error>;
+    /// The session header, when the log began with one.
+    fn session(&self) -> Option<&JsonValue>;
+    /// The unfinished last line kept.
+    fn unfinished_line(&self) -> &[u8];
+    /// Events read.
+    fn events(&self) -> u64;
+    /// Whether an event of a type the rules know was read.
+    fn has_known_event(&self) -> bool;
+}
+
+impl Reader for Conversation {
+    fn feed(&mut self, bytes: &[u8]) -> Result<(), promptfold::Error> {
+        Conversation::feed(self, bytes).map(drop)
+    }
+    fn session(&self) -> Option<&JsonValue> {
+        Conversation::session(self)
+    }
+    fn unfinished_line(&self) -> &[u8] {
+        Conversation::unfinished_line(self)
+    }
+    fn events(&self) -> u64 {
+        self.len() as u64
+    }
+    fn has_known_event(&self) -> bool {
+        let known = |event: &promptfold::SessionEvent| !matches!(event.kind, EventKind::Other);
+        self.events().iter().any(known)
+    }
+}
+
+/// A [`LedgerStream`] whose entries are handed to `take` as they come, so none piles up.
+pub struct Streamed<F: FnMut(CacheEntry)> {
+    /// The forward-only ledger.
+    pub stream: LedgerStream,
+    /// Told of each entry, in request order.
+    pub take: F,
+}
+
+impl<F: FnMut(CacheEntry)> Streamed<F> {
+    /// Ends the log: the last entries are handed to `take`; returns the ledger's summary.
+    pub fn finish(self) -> promptfold::CacheSummary {
+        let Streamed { stream, mut take } = self;
+        let CacheLedger { requests, summary } = stream.finish();
+        requests.into_iter().for_each(&mut take);
+        summary
+    }
+}
+
+impl<F: FnMut(CacheEntry)> Reader for Streamed<F> {
+    fn feed(&mut self, bytes: &[u8]) -> Result<(), promptfold::Error> {
+        self.stream.feed(bytes)?;
+        self.stream.take_entries().for_each(&mut self.take);
+        Ok(())
+    }
+    fn session(&self) -> Option<&JsonValue> {
+        self.stream.session()
+    }
+    fn unfinished_line(&self) -> &[u8] {
+        self.stream.unfinished_line()
+    }
+    fn events(&self) -> u64 {
+        self.stream.events_read()
+    }
+    fn has_known_event(&self) -> bool {
+        self.stream.known_events_read() > 0
+    }
+}
+
 /// A file read as far as it could be.
 #[derive(Debug)]
-pub struct Loaded {
-    /// The session, with every event read.
-    pub conversation: Conversation,
+pub struct Loaded<R> {
+    /// The reader, with every event read.
+    pub reader: R,
     /// Bytes of JSON lines read (after decompression).
     pub bytes: u64,
     /// A problem that still leaves a report of what was read (a torn tail, a zstd stream cut
@@ -36,9 +108,9 @@ pub struct Loaded {
 
 /// What reading a file gave.
 #[derive(Debug)]
-pub enum Outcome {
+pub enum Outcome<R> {
     /// Read (whole, or up to a reported problem).
-    Loaded(Box<Loaded>),
+    Loaded(Box<Loaded<R>>),
     /// Its header says it is outside the time window: left unread after the header.
     Filtered,
     /// Nothing to report: the problem says why.
@@ -73,14 +145,15 @@ fn has_zstd_name(path: &Path) -> bool {
         .is_some_and(|ext| ext.eq_ignore_ascii_case("zst") || ext.eq_ignore_ascii_case("zstd"))
 }
 
-/// Reads `path`. `on_read` is told of every block of bytes read from disk (for progress);
-/// `wanted` is asked once, as soon as the header row (or the first event) is read, whether the
-/// session is to be read at all.
-pub fn read_session(
+/// Reads `path` into `reader`. `on_read` is told of every block of bytes read from disk (for
+/// progress); `wanted` is asked once, as soon as the header row (or the first event) is read,
+/// whether the session is to be read at all (given its header).
+pub fn read_session<R: Reader>(
     path: &Path,
+    mut reader: R,
     on_read: &dyn Fn(u64),
-    wanted: &dyn Fn(&Conversation) -> bool,
-) -> Outcome {
+    wanted: &dyn Fn(Option<&JsonValue>) -> bool,
+) -> Outcome<R> {
     let shown = path.display().to_string();
     let problem = |kind, reason: String, reported| Problem {
         path: shown.clone(),
@@ -118,7 +191,7 @@ pub fn read_session(
         Box::new(buffered)
     };
 
-    let mut conversation = Conversation::new();
+    let conversation = &mut reader;
     let mut bytes: u64 = 0;
     let mut asked = false;
     let mut lines = Lines::new();
@@ -143,11 +216,11 @@ pub fn read_session(
             }
         };
         bytes = bytes.saturating_add(n as u64);
-        let fed = lines.filled(n, |complete| conversation.feed(complete).map(drop));
+        let fed = lines.filled(n, |complete| conversation.feed(complete));
         match fed {
             Ok(true) => {}
             Ok(false) => {
-                let kind = if started(&conversation) {
+                let kind = if started(conversation) {
                     ProblemKind::BadEvent
                 } else {
                     ProblemKind::NotASessionLog
@@ -155,27 +228,27 @@ pub fn read_session(
                 let reason = format!("a line longer than {} MiB", MAX_LINE >> 20);
                 return Outcome::Failed(problem(kind, reason, false));
             }
-            Err(error) => return Outcome::Failed(feed_problem(&conversation, &error, &shown)),
+            Err(error) => return Outcome::Failed(feed_problem(conversation, &error, &shown)),
         }
-        if !asked && started(&conversation) {
+        if !asked && started(conversation) {
             asked = true;
-            if !wanted(&conversation) {
+            if !wanted(conversation.session()) {
                 return Outcome::Filtered;
             }
         }
     }
     // The rest after the last line end: the library keeps it as an unfinished line.
     if let Err(error) = conversation.feed(lines.rest()) {
-        return Outcome::Failed(feed_problem(&conversation, &error, &shown));
+        return Outcome::Failed(feed_problem(conversation, &error, &shown));
     }
 
     let mut problem_after = stopped;
     if !conversation.unfinished_line().is_empty() {
         let torn = conversation.unfinished_line().len();
         // A last line without its line end: complete JSON is a row, anything else a torn tail.
-        match conversation.feed(b"\n") {
+        match conversation.feed(b"\n".as_slice()) {
             Ok(_) => {}
-            Err(error) if error.code() == "MALFORMED_JSON" && started(&conversation) => {
+            Err(error) if error.code() == "MALFORMED_JSON" && started(conversation) => {
                 problem_after.get_or_insert_with(|| {
                     problem(
                         ProblemKind::TornTail,
@@ -184,10 +257,10 @@ pub fn read_session(
                     )
                 });
             }
-            Err(error) => return Outcome::Failed(feed_problem(&conversation, &error, &shown)),
+            Err(error) => return Outcome::Failed(feed_problem(conversation, &error, &shown)),
         }
     }
-    if !started(&conversation) {
+    if !started(conversation) {
         let reason = match problem_after {
             Some(problem) if problem.kind != ProblemKind::TornTail => {
                 return Outcome::Failed(Problem {
@@ -200,16 +273,15 @@ pub fn read_session(
         };
         return Outcome::Failed(problem(ProblemKind::NotASessionLog, reason, false));
     }
-    let known = |event: &promptfold::SessionEvent| !matches!(event.kind, EventKind::Other);
-    if conversation.session().is_none() && !conversation.events().iter().any(known) {
+    if conversation.session().is_none() && !conversation.has_known_event() {
         let reason = "no session header and no event of a known type".to_string();
         return Outcome::Failed(problem(ProblemKind::NotASessionLog, reason, false));
     }
-    if !asked && !wanted(&conversation) {
+    if !asked && !wanted(conversation.session()) {
         return Outcome::Filtered;
     }
     Outcome::Loaded(Box::new(Loaded {
-        conversation,
+        reader,
         bytes,
         problem: problem_after,
     }))
@@ -276,11 +348,11 @@ impl Lines {
 }
 
 /// Whether a header or an event has been read.
-fn started(conversation: &Conversation) -> bool {
-    conversation.session().is_some() || !conversation.is_empty()
+fn started(conversation: &impl Reader) -> bool {
+    conversation.session().is_some() || conversation.events() > 0
 }
 
-fn feed_problem(conversation: &Conversation, error: &promptfold::Error, path: &str) -> Problem {
+fn feed_problem(conversation: &impl Reader, error: &promptfold::Error, path: &str) -> Problem {
     let kind = if error.code() == "UNSUPPORTED_FORMAT_VERSION" {
         ProblemKind::UnsupportedVersion
     } else if started(conversation) || error.index().is_some_and(|index| index > 0) {

@@ -26,7 +26,9 @@
 //!   seq; `request_at` never panics;
 //! - the kept unfinished line never holds a line end;
 //! - feeding bytes in pieces into a fresh conversation, when every piece succeeds, ends exactly as
-//!   feeding them whole.
+//!   feeding them whole;
+//! - a `LedgerStream` fed the same pieces from a fresh start fails on the same pieces (same
+//!   code) and ends with the window's cache ledger.
 #![no_main]
 
 #[path = "../shared/window.rs"]
@@ -36,7 +38,7 @@ use std::collections::BTreeMap;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use promptfold::LoadOptions;
+use promptfold::{LedgerStream, LoadOptions};
 use promptfold::{
     parse_events, testkit, CacheOptions, CardKey, ChatCard, Conversation, ConversationChange,
     Error, EventKind, HeaderReason, Prices, RequestHeader, Seq, SessionEvent, SurfaceOp,
@@ -1017,11 +1019,27 @@ fn feed(
     offsets.sort_unstable();
     let mut all_ok = true;
     let mut from = 0;
+    // From a fresh start, the forward-only ledger is fed the same pieces beside it.
+    let options = CacheOptions {
+        prices: None,
+        cache_ttl_ms: Some(1000.0),
+    };
+    let mut stream = fresh_start
+        .then(|| (LedgerStream::new(&options).expect("valid options"), Vec::new()));
     for to in offsets {
         let before = snapshot(conversation);
         let before_events = conversation.events().to_vec();
         let result = conversation.feed(&bytes[from..to]);
         all_ok &= result.is_ok();
+        if let Some((stream, entries)) = &mut stream {
+            let streamed = stream.feed(&bytes[from..to]);
+            assert_eq!(
+                streamed.as_ref().err().map(promptfold::Error::code),
+                result.as_ref().err().map(promptfold::Error::code),
+                "the stream and the window disagree on a piece"
+            );
+            entries.extend(stream.take_entries());
+        }
         check(
             conversation,
             replayed,
@@ -1031,6 +1049,16 @@ fn feed(
             "feed",
         );
         from = to;
+    }
+    if let Some((stream, mut entries)) = stream {
+        let mut ledger = stream.finish();
+        entries.append(&mut ledger.requests);
+        ledger.requests = entries;
+        assert_eq!(
+            Some(ledger),
+            conversation.cache_ledger(&options).ok(),
+            "the stream's ledger differs from the window's"
+        );
     }
     if fresh_start && all_ok {
         let mut whole = Conversation::new();

@@ -9,6 +9,7 @@
 
 mod causes;
 mod cost;
+pub(crate) mod forward;
 mod gaps;
 mod observed;
 mod options;

@@ -660,7 +660,7 @@ impl Spare for SessionEvent {
 }
 
 /// Checks that seqs strictly increase through `events`, after `after` when given.
-fn check_ascending(events: &[SessionEvent], after: Option<Seq>) -> Result<(), Error> {
+pub(crate) fn check_ascending(events: &[SessionEvent], after: Option<Seq>) -> Result<(), Error> {
     let mut previous = after;
     for (index, event) in events.iter().enumerate() {
         if let Some(previous) = previous {

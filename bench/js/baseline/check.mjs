@@ -1,11 +1,22 @@
 // BENCHMARK BASELINE CHECK -- NOT PART OF THE PACKAGE.
 // Runs the upstream-style baseline (baseline.mjs) against `expected.pure` of
 // every conformance case, so the benchmark compares against a correct baseline.
+// The cases hold no contexts: the fair baseline's token meter and request ledger
+// (context.mjs) are compared with promptfold's (pkg/node, or PROMPTFOLD_PKG) on
+// every seq and every request of every case; promptfold's contexts are checked
+// against a reference of their own in tests/context.rs.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { inspectSystemPrompt, inspectRequestPrompt, toStateJson } from './baseline.mjs';
+import { ContextLedger } from './context.mjs';
 
 const root = process.env.CONFORMANCE_DIR || '/work/shared/conformance';
+const here = dirname(fileURLToPath(import.meta.url));
+const promptfold = createRequire(import.meta.url)(
+  process.env.PROMPTFOLD_PKG || join(here, '..', '..', '..', 'pkg', 'node', 'promptfold.js'),
+);
 
 function findCases(dir) {
   const out = [];
@@ -71,9 +82,36 @@ for (const file of findCases(root)) {
   if (kase.expected.pure.length !== kase.events.length && !firstDiff) {
     firstDiff = `pure (length ${kase.events.length} vs ${kase.expected.pure.length})`;
   }
+  if (!firstDiff) firstDiff = checkContexts(kase.events);
   if (firstDiff) {
     failed++;
     failures.push(`  ${kase.name} (${relative(root, file)}): ${firstDiff}`);
+  }
+}
+
+// The fair baseline's contexts against promptfold's: after every event, the surviving nodes
+// and the breakdown (`contextAt`); then every request's context (`views()`). Returns the first
+// difference, or undefined.
+function checkContexts(events) {
+  const conversation = new promptfold.Conversation();
+  try {
+    conversation.load(events);
+    const ledger = new ContextLedger();
+    let header;
+    for (const event of events) {
+      ledger.apply(event);
+      if (event.type === 'request/header') header = event.data && event.data.header;
+      const { nodes, ...summary } = conversation.contextAt(event.seq);
+      const mine = { nodes: ledger.meter.nodes(), ...ledger.meter.breakdown(header) };
+      checks++;
+      const d = diff(asJson(mine), asJson({ nodes, ...summary }), `contextAt(${event.seq})`);
+      if (d) return d;
+    }
+    const expected = conversation.views().trajectory.requests.map((request) => request.context);
+    checks++;
+    return diff(asJson(ledger.finish()), asJson(expected), 'requests');
+  } finally {
+    conversation.free();
   }
 }
 

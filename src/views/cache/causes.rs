@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::gaps::{Gap, Replace, ReplaceKind};
 use super::tools::ToolChanges;
 use super::{CacheEntry, CacheOptions, LedgerInput};
-use crate::input::event::{RequestHeader, Seq};
+use crate::input::event::{RequestHeader, Seq, Time};
 use crate::views::diff::{diff_system, SectionStatus};
 
 /// A request's route: `config.provider` and `config.model` of its latest request header, each
@@ -131,11 +131,32 @@ pub(super) fn between(
     replaces: &[Replace],
     input: &LedgerInput<'_>,
 ) -> Vec<CacheCause> {
+    let sections = |replace: &Replace, text: &str| changed_sections(input, replace.seq, text);
+    let series = || series_seq(input, before.read_seq, gap.read_seq);
+    listed(
+        (before.route.as_deref(), gap.route.as_deref()),
+        tools,
+        replaces,
+        &sections,
+        &series,
+    )
+}
+
+/// The causes of SPEC 11 item 3 from their parts: the routes of the previous request and this
+/// one, how the tools differ, the replaces between them, the sections a system rewrite changed
+/// (given the rewrite and its text), and the first series header between them.
+pub(super) fn listed(
+    (from, to): (Option<&Route>, Option<&Route>),
+    tools: ToolChanges,
+    replaces: &[Replace],
+    sections: &dyn Fn(&Replace, &str) -> Vec<String>,
+    series: &dyn Fn() -> Option<Seq>,
+) -> Vec<CacheCause> {
     let mut causes = Vec::new();
-    if before.route != gap.route {
+    if from != to {
         causes.push(CacheCause::Route {
-            from: before.route.as_deref().cloned().unwrap_or_default(),
-            to: gap.route.as_deref().cloned().unwrap_or_default(),
+            from: from.cloned().unwrap_or_default(),
+            to: to.cloned().unwrap_or_default(),
         });
     }
     if !tools.is_empty() {
@@ -152,7 +173,7 @@ pub(super) fn between(
                 seq,
                 start_seq,
                 end_seq,
-                sections: changed_sections(input, seq, text),
+                sections: sections(replace, text),
             },
             ReplaceKind::User => CacheCause::Compaction {
                 seq,
@@ -173,7 +194,7 @@ pub(super) fn between(
         });
     }
     if causes.is_empty() {
-        if let Some(seq) = series_seq(input, before.read_seq, gap.read_seq) {
+        if let Some(seq) = series() {
             causes.push(CacheCause::Series { seq });
         }
     }
@@ -200,7 +221,12 @@ fn changed_sections(input: &LedgerInput<'_>, seq: Seq, text: &str) -> Vec<String
     let before = (input.state_at)(seq.saturating_sub(1))
         .and_then(|state| state.effective())
         .map_or("", |node| &*node.text);
-    diff_system(before, text)
+    sections_changed(before, text)
+}
+
+/// The titles of the prompt sections that differ between `before` and `after`.
+pub(super) fn sections_changed(before: &str, after: &str) -> Vec<String> {
+    diff_system(before, after)
         .sections
         .into_iter()
         .filter(|section| section.status != SectionStatus::Unchanged)
@@ -216,10 +242,20 @@ pub(super) fn idle(
     entry: &CacheEntry,
     options: &CacheOptions,
 ) -> Option<CacheCause> {
+    idle_after(before.answer_time, gap.read_time, entry, options)
+}
+
+/// [`idle`] from the previous answer's time and this request's read time.
+pub(super) fn idle_after(
+    answer_time: Option<Time>,
+    read_time: Time,
+    entry: &CacheEntry,
+    options: &CacheOptions,
+) -> Option<CacheCause> {
     let ttl = options.cache_ttl_ms?;
     if entry.shortfall_tokens? <= 0.0 {
         return None;
     }
-    let gap_ms = gap.read_time - before.answer_time?;
+    let gap_ms = read_time - answer_time?;
     (gap_ms > ttl).then_some(CacheCause::Idle { gap_ms })
 }

@@ -208,7 +208,7 @@ fn close(
     done
 }
 
-fn replace_kind(kind: &EventKind) -> ReplaceKind {
+pub(super) fn replace_kind(kind: &EventKind) -> ReplaceKind {
     match kind {
         EventKind::SystemMessage { text, .. } => ReplaceKind::System(Rc::clone(text)),
         EventKind::Message(message) => match message.role {

@@ -288,13 +288,7 @@ pub(super) fn kept(
     before_breakdown: &ContextBreakdown,
     surface: &SurfaceFold,
 ) -> u32 {
-    if before.route != gap.route {
-        return 0;
-    }
-    if !tools.removed.is_empty() || !tools.changed.is_empty() {
-        return 0;
-    }
-    if !tools.added.is_empty() && gap.series {
+    if !may_keep(before.route == gap.route, tools, gap.series) {
         return 0;
     }
     let nodes = before_breakdown
@@ -308,6 +302,15 @@ pub(super) fn kept(
         })
     };
     before_breakdown.tools_tokens.saturating_add(prefix)
+}
+
+/// Whether a request may keep anything of the previous one's prefix (SPEC 11 item 2): the
+/// same route, and the same tools or tools added without a series marker between them.
+pub(super) fn may_keep(same_route: bool, tools: &ToolChanges, series: bool) -> bool {
+    same_route
+        && tools.removed.is_empty()
+        && tools.changed.is_empty()
+        && (tools.added.is_empty() || !series)
 }
 
 /// The tokens of the longest common prefix of the node lists at two read points, compared by

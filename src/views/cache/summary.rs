@@ -170,16 +170,44 @@ fn add(sum: &mut f64, count: &mut u32, value: Option<f64>) {
 
 /// The summary of `entries`.
 pub(super) fn of(entries: &[CacheEntry], options: &CacheOptions) -> CacheSummary {
-    let mut summary = CacheSummary {
-        requests: u32::try_from(entries.len()).unwrap_or(u32::MAX),
-        ..CacheSummary::default()
-    };
-    let priced = options.prices.is_some();
-    let mut groups = [(0u32, 0.0f64, 0.0f64); 8];
-    let (mut read, mut input) = (0.0, 0.0);
-    let mut trade_costs = (0.0, 0.0);
-    let mut cost: Option<SummaryCost> = None;
+    let mut summing = Summing::new(options);
     for entry in entries {
+        summing.add(entry);
+    }
+    summing.finish()
+}
+
+/// A summary summed one entry at a time, so that a forward-only reader keeps no entries.
+#[derive(Clone, Debug)]
+pub(super) struct Summing {
+    summary: CacheSummary,
+    options: CacheOptions,
+    /// Per cause kind: requests, broken tokens, cost.
+    groups: [(u32, f64, f64); 8],
+    /// The observed hit rate's cache reads and whole input.
+    read: f64,
+    input: f64,
+    /// The trade's saved and carried costs.
+    trade_costs: (f64, f64),
+}
+
+impl Summing {
+    /// An empty summary under `options` (already checked).
+    pub fn new(options: &CacheOptions) -> Summing {
+        Summing {
+            summary: CacheSummary::default(),
+            options: options.clone(),
+            groups: [(0u32, 0.0f64, 0.0f64); 8],
+            read: 0.0,
+            input: 0.0,
+            trade_costs: (0.0, 0.0),
+        }
+    }
+
+    /// Adds the next request's entry.
+    pub fn add(&mut self, entry: &CacheEntry) {
+        let summary = &mut self.summary;
+        summary.requests = summary.requests.saturating_add(1);
         summary.total_tokens += f64::from(entry.total_tokens);
         if let (Some(kept), Some(new), Some(broken)) =
             (entry.kept_tokens, entry.new_tokens, entry.broken_tokens)
@@ -220,18 +248,18 @@ pub(super) fn of(entries: &[CacheEntry], options: &CacheOptions) -> CacheSummary
         if let (Some(cache_read), Some(whole)) =
             (o.cache_read_tokens, super::observed::whole_input(o))
         {
-            read += cache_read;
-            input += whole;
+            self.read += cache_read;
+            self.input += whole;
         }
         let model = entry
             .route
             .as_ref()
             .and_then(|route| route.model.as_deref());
-        let prices = options.prices_for(model).map(|(prices, _)| prices);
+        let prices = self.options.prices_for(model).map(|(prices, _)| prices);
         let mut seen = [false; 8];
         for cause in &entry.causes {
             let index = kind_index(cause);
-            if let (Some(group), Some(seen)) = (groups.get_mut(index), seen.get_mut(index)) {
+            if let (Some(group), Some(seen)) = (self.groups.get_mut(index), seen.get_mut(index)) {
                 if !*seen {
                     *seen = true;
                     let broken = f64::from(entry.broken_tokens.unwrap_or(0));
@@ -248,37 +276,49 @@ pub(super) fn of(entries: &[CacheEntry], options: &CacheOptions) -> CacheSummary
         summary.trade.saved_tokens += saved;
         summary.trade.superseded_tokens += superseded;
         if let Some(prices) = prices {
-            trade_costs.0 += saved * (prices.input - prices.cache_read) / PER;
-            trade_costs.1 += superseded * prices.cache_read / PER;
+            self.trade_costs.0 += saved * (prices.input - prices.cache_read) / PER;
+            self.trade_costs.1 += superseded * prices.cache_read / PER;
         }
         if let Some(entry_cost) = &entry.cost {
-            let total = cost.get_or_insert_with(SummaryCost::default);
+            let total = summary.cost.get_or_insert_with(SummaryCost::default);
             total.total += entry_cost.total;
             total.estimated |= entry_cost.estimated;
         }
     }
-    let known = summary.kept_tokens + summary.new_tokens;
-    summary.expected_hit_rate = (known > 0.0).then(|| summary.kept_tokens / known);
-    summary.observed_hit_rate = (input > 0.0).then(|| read / input);
-    let mut breaks: Vec<CacheBreaks> = KINDS
-        .iter()
-        .zip(groups)
-        .filter(|(_, (requests, _, _))| *requests > 0)
-        .map(|(kind, (requests, broken_tokens, cost))| CacheBreaks {
-            kind: (*kind).to_owned(),
-            requests,
-            broken_tokens,
-            cost: priced.then_some(cost),
-        })
-        .collect();
-    // Stable: equal broken tokens keep the order of SPEC 11 item 3.
-    breaks.sort_by(|a, b| b.broken_tokens.total_cmp(&a.broken_tokens));
-    summary.breaks = breaks;
-    if priced {
-        summary.trade.saved_cost = Some(trade_costs.0);
-        summary.trade.carried_cost = Some(trade_costs.1);
-        summary.trade.balance = Some(trade_costs.0 - trade_costs.1);
+
+    /// The summary of the entries added.
+    pub fn finish(self) -> CacheSummary {
+        let Summing {
+            mut summary,
+            options,
+            groups,
+            read,
+            input,
+            trade_costs,
+        } = self;
+        let priced = options.prices.is_some();
+        let known = summary.kept_tokens + summary.new_tokens;
+        summary.expected_hit_rate = (known > 0.0).then(|| summary.kept_tokens / known);
+        summary.observed_hit_rate = (input > 0.0).then(|| read / input);
+        let mut breaks: Vec<CacheBreaks> = KINDS
+            .iter()
+            .zip(groups)
+            .filter(|(_, (requests, _, _))| *requests > 0)
+            .map(|(kind, (requests, broken_tokens, cost))| CacheBreaks {
+                kind: (*kind).to_owned(),
+                requests,
+                broken_tokens,
+                cost: priced.then_some(cost),
+            })
+            .collect();
+        // Stable: equal broken tokens keep the order of SPEC 11 item 3.
+        breaks.sort_by(|a, b| b.broken_tokens.total_cmp(&a.broken_tokens));
+        summary.breaks = breaks;
+        if priced {
+            summary.trade.saved_cost = Some(trade_costs.0);
+            summary.trade.carried_cost = Some(trade_costs.1);
+            summary.trade.balance = Some(trade_costs.0 - trade_costs.1);
+        }
+        summary
     }
-    summary.cost = cost;
-    summary
 }
