@@ -25,7 +25,7 @@ export function freePort() {
 
 /** Starts the server and the browser, opens the page and waits until it is ready. */
 export async function startDemo() {
-  for (const file of ['pkg/promptfold.js', 'pkg/promptfold_bg.wasm', 'vendor/fzstd.mjs']) {
+  for (const file of ['pkg/promptfold.js', 'pkg/promptfold_bg.wasm', 'vendor/fzstd.mjs', 'worker/client.js']) {
     if (!existsSync(new URL(file, `file://${www}`))) {
       throw new Error(`www/${file} is missing. Build it first: bash scripts/demo.sh --build-only`);
     }

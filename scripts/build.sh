@@ -6,6 +6,7 @@
 #   pkg/inline/   the web build with the wasm inlined (esbuild, Rollup: no asset handling needed)
 #   pkg/bundler/  ES module importing the .wasm (webpack's asyncWebAssembly); its .d.ts is the API
 #   pkg/node/     CommonJS (promptfold.js, wasm embedded) and an ES module face (promptfold.mjs)
+#   pkg/worker/   promptfold/worker: the conversation in a worker (src/worker/)
 # Options: --no-opt (skip wasm-opt), --dev (debug build, no wasm-opt).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -76,6 +77,12 @@ cp "$out/node/promptfold.d.ts" "$out/node/promptfold.d.mts"
 for dts in "$out"/*/*.d.ts; do
   sed -i -E '/^[[:space:]]*(\*|\/\*)/!s/\bany\b/unknown/g' "$dts"
 done
+
+# promptfold/worker: a conversation in a Web Worker or worker_threads, driven by typed messages
+# (src/worker/, docs/worker.md); its scripts import ../web/index.js and ../node/promptfold.mjs.
+mkdir -p "$out/worker"
+cp src/worker/serve.js src/worker/client.js src/worker/web.js src/worker/node.mjs src/worker/index.d.ts "$out/worker/"
+echo '{ "type": "module", "types": "./index.d.ts" }' > "$out/worker/package.json"
 
 version=$(awk -F'"' '/^version = / { print $2; exit }' Cargo.toml)
 sed "s/\"version\": \"0.0.0-template\"/\"version\": \"$version\"/" pkg-template/package.json > "$out/package.json"

@@ -4,7 +4,7 @@
 #   bash scripts/demo.sh                 # setup if needed, build, serve on http://127.0.0.1:8080/
 #   bash scripts/demo.sh --port 9000     # another port (PORT=9000 works too)
 #   bash scripts/demo.sh --no-build      # serve what is in www/ (www/pkg/ from an earlier build)
-#   bash scripts/demo.sh --build-only    # build and copy pkg/web/ to www/pkg/, then exit
+#   bash scripts/demo.sh --build-only    # build, copy pkg/web/ to www/pkg/ and pkg/worker/ to www/worker/, exit
 #
 # The build also copies the zstd decoder for compressed logs to www/vendor/ (scripts/vendor-zstd.sh).
 # The server is python3's http.server bound to 127.0.0.1 (it serves .wasm as application/wasm,
@@ -52,9 +52,10 @@ if [ "$build" = 1 ]; then
   echo "demo: building the package (scripts/build.sh)"
   bash scripts/build.sh
   [ -f pkg/web/promptfold.js ] || die "scripts/build.sh did not produce pkg/web/promptfold.js"
-  rm -rf www/pkg
+  rm -rf www/pkg www/worker
   cp -R pkg/web www/pkg
-  echo "demo: copied pkg/web/ to www/pkg/"
+  cp -R pkg/worker www/worker
+  echo "demo: copied pkg/web/ to www/pkg/ and pkg/worker/ (large logs open in it) to www/worker/"
   bash scripts/vendor-zstd.sh
 fi
 

@@ -6,6 +6,7 @@ import { cacheLaneRow, cacheScale, ledgerOptions, loadSettings, renderCachePanel
 import { contextCell, contextScale, renderContextAt, renderContextTotals } from './context-view.js';
 import { changeDiffFor, diffFor, diffSummary, diffView as promptDiffView, tabbedViews } from './diff-view.js';
 import * as openLog from './open-log.js';
+import { BigSession, opensInWorker, worker as bigWorker } from './big-session.js';
 
 // ---------------------------------------------------------------------------------------------
 // Small DOM helpers.
@@ -77,6 +78,7 @@ const app = {
   withheldCause: undefined,
   rowWithheld: new Map(), // request startSeq -> withheld, per views
   cache: { settings: loadSettings(), ledger: undefined }, // the cache ledger of the window, per views
+  big: null, // BigSession: large files (opensInWorker), held by the worker
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -191,7 +193,22 @@ function replaceConversation(conv) {
   app.conv = conv;
 }
 
+/** Shows the page's own window (the sample, a small file) instead of the large-log view. */
+function showMain() {
+  $('#layout').hidden = false;
+  $('.stepper').hidden = false;
+  $('#big-session').hidden = true;
+}
+
+/** Shows the large-log view (big-session.js) instead of the page's own window. */
+function showBig() {
+  $('#layout').hidden = true;
+  $('.stepper').hidden = true;
+  $('#big-session').hidden = false;
+}
+
 function openSample(all) {
+  app.big?.cancel();
   app.promptLabels = new Map();
   const start = pageStart(all, all.length);
   const conv = new app.Conversation();
@@ -205,6 +222,7 @@ function openSample(all) {
   openLog.stopFollowing(app.source);
   replaceConversation(conv);
   app.sample = all;
+  showMain();
   app.source = { kind: 'sample', name: 'sample-session.json', all, firstWindowStart: all[start]?.seq };
   openLog.updateFollowToggle(app.source);
   indexEvents(all.slice(start));
@@ -272,12 +290,19 @@ function rowFingerprints() {
   return map;
 }
 
+const notALogTitle = (name, error) => (error?.code === 'NOT_A_SESSION_LOG' ? `${name} is not a session log` : `Could not open ${name}`);
+
 async function openFile(file, handle) {
   if (!file) return;
   if (!app.Conversation) {
     showError('The demo is not ready', new Error('The WebAssembly module is not loaded.'));
     return;
   }
+  if (await opensInWorker(file)) {
+    await openBigFile(file, handle);
+    return;
+  }
+  app.big.cancel();
   let read;
   try {
     read = await openLog.readLogFile(file);
@@ -289,11 +314,12 @@ async function openFile(file, handle) {
   try {
     opened = openLog.loadLog(app.Conversation, read.bytes);
   } catch (error) {
-    showError(`Could not open ${file.name}`, error);
+    showError(notALogTitle(file.name, error), error);
     return;
   }
   clearErrors();
   openLog.stopFollowing(app.source);
+  showMain();
   replaceConversation(opened.conv);
   app.promptLabels = new Map();
   app.source = {
@@ -310,6 +336,47 @@ async function openFile(file, handle) {
   setStatus([`Opened ${file.name}: ${plural(opened.conv.length, 'event')}.`,
     opened.tornTail ? ` Its last line (line ${opened.tornTail.line}) is torn and was left out.` : '']);
   renderAll({ scrollChat: 'end' });
+}
+
+/**
+ * Opens a large file (opensInWorker) in the worker (big-session.js): its newest page is shown as
+ * soon as it is read; an error or Cancel leaves the page as it was.
+ */
+async function openBigFile(file, handle) {
+  const before = app.source;
+  let opened;
+  try {
+    opened = await app.big.open(file, { show: showBig });
+  } catch (error) {
+    if (app.source !== before) return; // another file was opened meanwhile
+    if (before?.kind === 'big') await app.big.refresh(before.name, before.notes).catch(() => {});
+    else showMain();
+    if (error?.name === 'AbortError') return;
+    showError(notALogTitle(file.name, error), error);
+    return;
+  }
+  clearErrors();
+  openLog.stopFollowing(app.source);
+  const notes = [];
+  if (opened.compression === 'zstd') notes.push(`Decompressed from zstd: ${mbText(opened.bytesRead)} to ${mbText(opened.textBytes)}.`);
+  if (opened.tornTail) notes.push(`The last line (line ${opened.tornTail.line}) is torn and was left out.`);
+  app.source = {
+    kind: 'big', name: file.name, handle, bytes: opened.bytesRead, session: opened.info.session, notes,
+    compressedBytes: opened.compression === 'zstd' ? opened.bytesRead : undefined, worker: bigWorker(),
+  };
+  showBig();
+  openLog.updateFollowToggle(app.source);
+  await app.big.showLoaded(file.name, opened.info, notes);
+}
+const mbText = (bytes) => `${(bytes / 1e6).toLocaleString('en', { maximumFractionDigits: 1 })} MB`;
+
+/** Shows what a followed large file's new bytes brought (the hook of open-log.js). */
+function showFedBig({ change }) {
+  const source = app.source;
+  if (source?.kind !== 'big') return;
+  const added = change?.chat?.added?.length ?? 0;
+  app.big.refresh(source.name, [...source.notes, `Following: ${added} new cards in the last piece.`])
+    .catch((error) => showError(`Could not show ${source.name}`, error));
 }
 
 /** Shows the events a followed file's new bytes brought (the hook of open-log.js). */
@@ -960,8 +1027,12 @@ function bindUi() {
     Promise.resolve(handle).then((fileHandle) => openFile(file, fileHandle))
       .catch((error) => showError('Could not open the log', error));
   });
+  app.big = new BigSession();
+  $('#big-back').addEventListener('click', () => {
+    if (app.sample) openSample(app.sample);
+  });
   openLog.installOpenLog({
-    open: openFile, fed: showFed, source: () => app.source, showError, h,
+    open: openFile, fed: showFed, fedBig: showFedBig, source: () => app.source, showError, h,
     render: () => openLog.renderSessionInfo($('#session-info'), app.source, h),
   });
   window.addEventListener('unhandledrejection', (event) => showError('Something went wrong', event.reason));

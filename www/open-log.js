@@ -51,6 +51,7 @@ export function loadLog(Conversation, bytes) {
   const conv = new Conversation();
   try {
     const change = conv.loadJson(bytes);
+    if (conv.length === 0 && conv.session === undefined) throw notASessionLog(bytes.length);
     const read = readSessionLog(bytes);
     const tornTail = change.tornTail;
     // loadJson keeps a torn line for the next feed; the reader of followed bytes keeps it too.
@@ -60,6 +61,15 @@ export function loadLog(Conversation, bytes) {
     conv.free?.();
     throw error;
   }
+}
+
+/** The error openSession gives a file with neither a session header nor an event. */
+function notASessionLog(bytes) {
+  const error = new Error(`not a session log: ${bytes} bytes read, with no session header and no complete event `
+    + '(a session log is JSON lines, one event a line, after a `type: "session"` header)');
+  error.name = 'PromptfoldError';
+  error.code = 'NOT_A_SESSION_LOG';
+  return error;
 }
 
 const plural = (n, one, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
@@ -225,6 +235,10 @@ export function updateFollowToggle(source) {
 /** Starts following the source's file from the end of what is loaded. */
 export function startFollowing(source, hooks) {
   if (!source?.handle || source.follower) return;
+  if (source.kind === 'big') {
+    startFollowingInWorker(source, hooks);
+    return;
+  }
   // Feeding goes on from the end of what was read: the conversation kept a torn last line.
   const offset = source.bytes;
   const reader = new FollowReader({ numbering: source.numbering.clone(), started: true, rest: source.tornBytes });
@@ -239,6 +253,25 @@ export function startFollowing(source, hooks) {
       // Once a line end came after the torn line, it is complete and loaded.
       if (source.tornTail && reader.restBytes < source.tornTail.bytes + source.fedBytes) source.tornTail = undefined;
       hooks.fed({ change, events: read.events });
+    },
+    onError: (error) => {
+      source.follower = undefined;
+      updateFollowToggle(source);
+      hooks.showError(`Stopped following ${source.name}`, error);
+      hooks.render();
+    },
+  });
+  source.follower.start();
+}
+
+/** Follows a large file held by the worker (big-session.js): new bytes go to its `feed`. */
+function startFollowingInWorker(source, hooks) {
+  source.fedBytes = 0;
+  source.follower = new Follower(source.handle, source.bytes, {
+    onBytes: async (bytes) => {
+      const change = await source.worker.call('feed', bytes);
+      source.fedBytes += bytes.length;
+      hooks.fedBig({ change });
     },
     onError: (error) => {
       source.follower = undefined;

@@ -27,7 +27,7 @@ export interface ZstdDecoderModule {
   };
 }
 
-/** How far `openSession` got; reported after each chunk of the source and once at the end. */
+/** How far `openSession` got; reported after each chunk of the source (each decoded piece of a zstd one) and once at the end. */
 export interface OpenProgress {
   /** Bytes read from the source so far (compressed bytes for a zstd source). */
   bytesRead: number;
@@ -49,12 +49,25 @@ export interface OpenProgress {
 export interface OpenSessionOptions {
   /** Cancels the open: the promise rejects with the signal's reason (an `AbortError`). */
   signal?: AbortSignal;
-  /** Called with the progress after each chunk of the source and once at the end. */
+  /** Called with the progress after each chunk of the source (each decoded piece of a zstd one) and once at the end. */
   onProgress?: (progress: OpenProgress) => void;
   /** The most bytes of text given to `feed` at a time, and a `Blob`'s read size (1 MiB). */
   chunkBytes?: number;
   /** The source's size, for `OpenProgress.totalBytes` (a `Blob`'s is known). */
   totalBytes?: number;
+  /**
+   * Read a `Blob` newest first: its last `chunkBytes` are loaded at once, then older pages are
+   * prepended until the file's start (`OpenedSession.newestFirst` says whether it was). A zstd
+   * file, a seq-less log and a file of one chunk are read from their start.
+   */
+  newestFirst?: boolean;
+  /**
+   * Called with the conversation being loaded and the progress whenever the window grew: after
+   * each chunk read from the start, or after each page read newest first. It may read the
+   * conversation (`views()`, slices, `stateAt`) but must not change or free it; a prompt whose
+   * start is not loaded yet is withheld, as in any window with `hasMore`.
+   */
+  onWindow?: (conversation: Conversation, progress: OpenProgress) => void;
   /** The decoder for a zstd-compressed source (the fzstd module); without it such a source is `INVALID_ARGUMENT`. */
   zstd?: ZstdDecoderModule;
 }
@@ -71,6 +84,8 @@ export interface OpenedSession {
   textBytes: number;
   /** How the source was compressed. */
   compression: "none" | "zstd";
+  /** Whether the source was read newest first (`OpenSessionOptions.newestFirst`). */
+  newestFirst: boolean;
 }
 "#;
 

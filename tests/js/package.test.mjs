@@ -1,5 +1,6 @@
 // The packed npm package, installed into a fresh project as a user would: `require`, `import`,
-// the web build through `initSync`, and the files and types the package.json promises.
+// the web build through `initSync`, promptfold/worker in a worker_threads worker, and the files
+// and types the package.json promises.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -18,7 +19,8 @@ test("the packed package installs and loads from CommonJS, ESM and the web build
     const files = packed[0].files.map((file) => file.path);
     for (const needed of ["package.json", "README.md", "node/promptfold.js", "node/promptfold.mjs", "node/promptfold_wasm.js",
       "node/promptfold.d.ts", "web/promptfold.js", "web/promptfold_bg.wasm", "web/promptfold.d.ts",
-      "bundler/promptfold.js", "bundler/promptfold_bg.wasm", "bundler/promptfold.d.ts"]) {
+      "bundler/promptfold.js", "bundler/promptfold_bg.wasm", "bundler/promptfold.d.ts",
+      "worker/client.js", "worker/serve.js", "worker/web.js", "worker/node.mjs", "worker/index.d.ts"]) {
       assert.ok(files.includes(needed), `the tarball holds ${needed}`);
     }
     assert.ok(!files.includes("node/promptfold_bg.wasm"), "the Node build ships its wasm embedded only");
@@ -45,6 +47,17 @@ test("the packed package installs and loads from CommonJS, ESM and the web build
         initSync({ module: readFileSync(require.resolve("promptfold/web/promptfold_bg.wasm")) });
         const c = new Conversation(); c.loadJson(${JSON.stringify(log)});
         console.log(c.stateAt(2).effective.text + c.views().chat.length);`,
+      "worker.mjs": `import { createRequire } from "node:module";
+        import { Worker } from "node:worker_threads";
+        import { WorkerConversation } from "promptfold/worker";
+        const require = createRequire(import.meta.url);
+        const worker = new WorkerConversation(new Worker(require.resolve("promptfold/worker/node")));
+        const rows = ${JSON.stringify(log)};
+        const lines = JSON.parse(rows).map((row) => JSON.stringify(row)).join("\\n");
+        const opened = await worker.open(new TextEncoder().encode(lines));
+        const state = await worker.call("stateAt", 2);
+        console.log(state.effective.text + opened.info.counts.cards);
+        worker.terminate();`,
     };
     const outputs = {};
     for (const [name, source] of Object.entries(scripts)) {
@@ -54,6 +67,7 @@ test("the packed package installs and loads from CommonJS, ESM and the web build
     assert.equal(outputs["cjs.cjs"], "A1");
     assert.equal(outputs["esm.mjs"], "A1functionfunction");
     assert.equal(outputs["web.mjs"], "A1");
+    assert.equal(outputs["worker.mjs"], "A1");
     const manifest = JSON.parse(readFileSync(join(work, "node_modules", "promptfold", "package.json"), "utf8"));
     assert.equal(manifest.name, "promptfold");
     assert.ok(manifest.exports["."].node.import.types.endsWith(".d.mts"));

@@ -2,11 +2,15 @@
 // `feed` into a new Conversation, which the caller gets only once the whole source is loaded.
 // Sources: a Blob (File), a web ReadableStream of bytes, or an async iterable of bytes (a Node
 // readable stream); plain or zstd (recognised by its magic bytes, decoded by the decoder the
-// caller passes, see docs/session-logs.md).
+// caller passes, see docs/session-logs.md). With `newestFirst`, a plain Blob is read from its end:
+// the newest page is loaded first and older pages are prepended as they are read
+// (docs/session-logs.md, "Newest first").
 
 const DEFAULT_CHUNK_BYTES = 1 << 20;
 const MAX_CHUNK_BYTES = 1 << 28;
 const LINE_END = 10;
+/** The largest older page newest-first reading prepends at once (pages double up to it). */
+const MAX_PAGE_BYTES = 1 << 26;
 
 /** An error shaped as the wasm layer's (src/wasm/error.rs). */
 function promptfoldError(code, message) {
@@ -37,13 +41,25 @@ function abortError(signal) {
 function readOptions(options) {
   if (options === undefined || options === null) options = {};
   if (typeof options !== "object") throw invalid("options", "expected an object or undefined");
-  const { signal, onProgress, chunkBytes = DEFAULT_CHUNK_BYTES, totalBytes, zstd } = options;
+  const {
+    signal,
+    onProgress,
+    onWindow,
+    newestFirst = false,
+    chunkBytes = DEFAULT_CHUNK_BYTES,
+    totalBytes,
+    zstd,
+  } = options;
   if (signal !== undefined && (typeof signal !== "object" || typeof signal.addEventListener !== "function")) {
     throw invalid("options", "`signal` must be an AbortSignal");
   }
   if (onProgress !== undefined && typeof onProgress !== "function") {
     throw invalid("options", "`onProgress` must be a function");
   }
+  if (onWindow !== undefined && typeof onWindow !== "function") {
+    throw invalid("options", "`onWindow` must be a function");
+  }
+  if (typeof newestFirst !== "boolean") throw invalid("options", "`newestFirst` must be a boolean");
   if (!Number.isInteger(chunkBytes) || chunkBytes < 1 || chunkBytes > MAX_CHUNK_BYTES) {
     throw invalid("options", `\`chunkBytes\` must be an integer from 1 to ${MAX_CHUNK_BYTES}`);
   }
@@ -53,14 +69,14 @@ function readOptions(options) {
   if (zstd !== undefined && typeof zstd?.Decompress !== "function") {
     throw invalid("options", "`zstd` must be a decoder module with a `Decompress` class (fzstd)");
   }
-  return { signal, onProgress, chunkBytes, totalBytes, zstd };
+  return { signal, onProgress, onWindow, newestFirst, chunkBytes, totalBytes, zstd };
 }
 
 /** The source's chunks (Uint8Array), and a way to stop a read that waits. */
 function chunksOf(source, chunkBytes) {
   if (source !== null && typeof source === "object") {
     if (typeof source.getReader === "function") return streamChunks(source);
-    if (typeof source.slice === "function" && typeof source.arrayBuffer === "function") {
+    if (isBlob(source)) {
       return { chunks: blobChunks(source, chunkBytes), stop() {} };
     }
     if (typeof source[Symbol.asyncIterator] === "function") {
@@ -73,6 +89,15 @@ function chunksOf(source, chunkBytes) {
     }
   }
   throw invalid("source", "expected a Blob or File, a ReadableStream, or an async iterable of Uint8Array");
+}
+
+function isBlob(source) {
+  return (
+    source !== null &&
+    typeof source === "object" &&
+    typeof source.slice === "function" &&
+    typeof source.arrayBuffer === "function"
+  );
 }
 
 async function* blobChunks(blob, chunkBytes) {
@@ -114,9 +139,89 @@ function isZstd(bytes) {
   );
 }
 
+/** Counts the line ends in `bytes`. */
+function lineEndsIn(bytes) {
+  let count = 0;
+  for (let end = bytes.indexOf(LINE_END); end !== -1; end = bytes.indexOf(LINE_END, end + 1)) count += 1;
+  return count;
+}
+
+/**
+ * Whether a Blob can be read newest first: larger than one chunk, not zstd, JSON lines (not an
+ * array) whose first event has a seq (a seq-less log is numbered from its start, so it is read
+ * from there: docs/session-logs.md).
+ */
+async function readableNewestFirst(blob, chunkBytes) {
+  if (blob.size <= chunkBytes) return false;
+  const head = new Uint8Array(await blob.slice(0, chunkBytes).arrayBuffer());
+  if (isZstd(head)) return false;
+  const lines = new TextDecoder().decode(head).split("\n");
+  lines.pop(); // cut by the chunk's end, or empty after the last line end
+  for (const line of lines) {
+    const text = line.replace(/^\uFEFF/, "").trim();
+    if (text === "") continue;
+    if (!text.startsWith("{")) return false;
+    let row;
+    try {
+      row = JSON.parse(text);
+    } catch {
+      return false;
+    }
+    if (row === null || typeof row !== "object") return false;
+    if (row.type === "session" && row.seq === undefined) continue;
+    const notification = row.type === undefined && row.method !== undefined;
+    if (notification && row.method !== "session.event") continue;
+    return typeof (notification ? row.params?.event : row)?.seq === "number";
+  }
+  return false;
+}
+
+/**
+ * Reads a plain Blob newest first: its last `chunkBytes` (from a line start) are loaded with
+ * `loadJson`, then older pages, each as large as what is loaded so far (up to MAX_PAGE_BYTES),
+ * are prepended with `prependJson` until the file's start. `report(bytes)` after each page.
+ */
+async function readBackwards(conversation, blob, settings, report) {
+  const { signal, chunkBytes } = settings;
+  let end = blob.size;
+  let pageBytes = chunkBytes;
+  let lineEnds = 0;
+  let tornBytes;
+  let first = true;
+  while (end > 0) {
+    if (signal?.aborted) throw abortError(signal);
+    const start = Math.max(0, end - pageBytes);
+    const bytes = new Uint8Array(await blob.slice(start, end).arrayBuffer());
+    if (signal?.aborted) throw abortError(signal);
+    let from = 0;
+    if (start > 0) {
+      const cut = bytes.indexOf(LINE_END);
+      if (cut === -1 || cut === bytes.length - 1) {
+        // No whole line in the page: read a larger one.
+        pageBytes *= 2;
+        continue;
+      }
+      from = cut + 1;
+    }
+    const page = bytes.subarray(from);
+    const hasMore = start + from > 0;
+    if (first) {
+      tornBytes = conversation.loadJson(page, { hasMore }).tornTail?.bytes;
+      first = false;
+    } else {
+      conversation.prependJson(page, { hasMore });
+    }
+    lineEnds += lineEndsIn(page);
+    end = start + from;
+    report(page.length);
+    pageBytes = Math.min(MAX_PAGE_BYTES, Math.max(chunkBytes, blob.size - end));
+  }
+  return tornBytes === undefined ? undefined : { line: lineEnds + 1, bytes: tornBytes };
+}
+
 /** Reads the whole source into `conversation`: the `OpenedSession` (types in src/wasm/open.rs). */
 async function read(conversation, source, settings) {
-  const { signal, onProgress, chunkBytes, zstd } = settings;
+  const { signal, onProgress, onWindow, chunkBytes, zstd } = settings;
   if (signal?.aborted) throw abortError(signal);
   const started = performance.now();
   const totalBytes = settings.totalBytes ?? (typeof source?.size === "number" ? source.size : undefined);
@@ -170,16 +275,34 @@ async function read(conversation, source, settings) {
     decoder.push(bytes, final);
     const pieces = decoded;
     decoded = [];
-    for (const piece of pieces) feedText(piece);
+    // A compressed chunk holds many times its size in text: report after each decoded piece.
+    for (const piece of pieces) {
+      feedText(piece);
+      if (!final) progress(false);
+    }
   };
   const progress = (done) => {
-    if (onProgress === undefined) return;
+    if (onProgress === undefined && onWindow === undefined) return;
     const seconds = (performance.now() - started) / 1000;
     const report = { bytesRead, textBytes, events: conversation.length, seconds, done };
     report.bytesPerSecond = seconds > 0 ? bytesRead / seconds : 0;
     if (totalBytes !== undefined) report.totalBytes = totalBytes;
-    onProgress(report);
+    onProgress?.(report);
+    onWindow?.(conversation, report);
   };
+
+  if (settings.newestFirst && isBlob(source) && (await readableNewestFirst(source, chunkBytes))) {
+    const tornTail = await readBackwards(conversation, source, settings, (bytes) => {
+      bytesRead += bytes;
+      textBytes += bytes;
+      progress(false);
+    });
+    const opened = { conversation, bytesRead, textBytes, compression: "none", newestFirst: true };
+    if (tornTail !== undefined) opened.tornTail = tornTail;
+    if (conversation.length === 0 && conversation.session === undefined) throw notASessionLog(textBytes);
+    progress(true);
+    return opened;
+  }
 
   const { chunks, stop } = chunksOf(source, chunkBytes);
   const onAbort = () => stop(abortError(signal));
@@ -200,7 +323,7 @@ async function read(conversation, source, settings) {
     signal?.removeEventListener("abort", onAbort);
   }
 
-  const opened = { conversation, bytesRead, textBytes, compression: decoder ? "zstd" : "none" };
+  const opened = { conversation, bytesRead, textBytes, compression: decoder ? "zstd" : "none", newestFirst: false };
   if (tail > 0) {
     // The last line has no line end: complete it, as loadJson reads it; a line that is not JSON
     // is a torn tail, left out (and kept, as after loadJson, for a following feed).
