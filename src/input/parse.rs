@@ -11,6 +11,7 @@ use crate::input::json::reader::{key_code, Failed, KeyCode, Reader, Step, SLOTS}
 use framing::{Framing, Rows, TornTail};
 
 mod batch;
+pub(crate) mod fed;
 pub(crate) mod framing;
 mod keys;
 mod names;

@@ -9,6 +9,7 @@ use crate::front_vec::{FrontVec, Spare};
 use crate::input::event::{EventKind, Seq, SessionEvent, TurnField};
 use crate::input::intern::JsonInterner;
 use crate::input::json::JsonValue;
+use crate::input::parse::fed::complete_lines;
 use crate::input::parse::framing::{Framing, Numbering, Rows};
 use crate::input::parse::{parse_fed_lines, parse_rows, parse_text_rows};
 use crate::room::{headroom, try_room};
@@ -401,21 +402,13 @@ impl Conversation {
     }
 
     fn feed_bytes(&mut self, chunk: &[u8]) -> Result<ConversationChange, Error> {
-        let Some(last_line_end) = chunk.iter().rposition(|byte| *byte == b'\n') else {
+        let Some((lines, rest)) = complete_lines(&self.unfinished, chunk) else {
             self.unfinished.extend_from_slice(chunk);
             return Ok(self.unchanged());
         };
-        let (complete, rest) = chunk.split_at(last_line_end.saturating_add(1));
-        let joined;
-        let lines = if self.unfinished.is_empty() {
-            complete
-        } else {
-            joined = [self.unfinished.as_slice(), complete].concat();
-            joined.as_slice()
-        };
         let framing = self.framing(Call::Feed, true);
         let lines_before = self.lines_read;
-        let rows = parse_fed_lines(lines, &mut self.interner, framing)
+        let rows = parse_fed_lines(&lines, &mut self.interner, framing)
             .map_err(|error| error.after_lines(lines_before))?;
         let read = rows.lines;
         let change = self.apply(Call::Feed, rows, self.has_more)?;

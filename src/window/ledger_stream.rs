@@ -8,6 +8,7 @@ use crate::error::Error;
 use crate::input::event::{EventKind, Seq};
 use crate::input::intern::JsonInterner;
 use crate::input::json::JsonValue;
+use crate::input::parse::fed::complete_lines;
 use crate::input::parse::framing::{Framing, Numbering};
 use crate::input::parse::parse_fed_lines;
 use crate::views::cache::forward::Forward;
@@ -95,17 +96,9 @@ impl LedgerStream {
     pub fn feed<'a>(&mut self, chunk: impl Into<JsonText<'a>>) -> Result<(), Error> {
         let chunk = chunk.into();
         let chunk = chunk.as_bytes();
-        let Some(last_line_end) = chunk.iter().rposition(|byte| *byte == b'\n') else {
+        let Some((lines, rest)) = complete_lines(&self.unfinished, chunk) else {
             self.unfinished.extend_from_slice(chunk);
             return Ok(());
-        };
-        let (complete, rest) = chunk.split_at(last_line_end.saturating_add(1));
-        let joined;
-        let lines = if self.unfinished.is_empty() {
-            complete
-        } else {
-            joined = [self.unfinished.as_slice(), complete].concat();
-            joined.as_slice()
         };
         let framing = Framing {
             header: self.events == 0 && self.session.is_none(),
@@ -113,7 +106,7 @@ impl LedgerStream {
             torn_tail: false,
             first_row: 0,
         };
-        let rows = parse_fed_lines(lines, &mut self.interner, framing)
+        let rows = parse_fed_lines(&lines, &mut self.interner, framing)
             .map_err(|error| error.after_lines(self.lines_read))?;
         check_ascending(&rows.events, self.last_seq).map_err(|error| rows.at_row(error))?;
         for event in &rows.events {
