@@ -232,6 +232,14 @@ export function updateFollowToggle(source) {
       : 'Open a file with "Open a log…" (or drop it) to follow it';
 }
 
+/** Ends a follow that failed: the loaded window stays, the error is shown. */
+function followingFailed(source, hooks, error) {
+  source.follower = undefined;
+  updateFollowToggle(source);
+  hooks.showError(`Stopped following ${source.name}`, error);
+  hooks.render();
+}
+
 /** Starts following the source's file from the end of what is loaded. */
 export function startFollowing(source, hooks) {
   if (!source?.handle || source.follower) return;
@@ -254,12 +262,7 @@ export function startFollowing(source, hooks) {
       if (source.tornTail && reader.restBytes < source.tornTail.bytes + source.fedBytes) source.tornTail = undefined;
       hooks.fed({ change, events: read.events });
     },
-    onError: (error) => {
-      source.follower = undefined;
-      updateFollowToggle(source);
-      hooks.showError(`Stopped following ${source.name}`, error);
-      hooks.render();
-    },
+    onError: (error) => followingFailed(source, hooks, error),
   });
   source.follower.start();
 }
@@ -273,12 +276,7 @@ function startFollowingInWorker(source, hooks) {
       source.fedBytes += bytes.length;
       hooks.fedBig({ change });
     },
-    onError: (error) => {
-      source.follower = undefined;
-      updateFollowToggle(source);
-      hooks.showError(`Stopped following ${source.name}`, error);
-      hooks.render();
-    },
+    onError: (error) => followingFailed(source, hooks, error),
   });
   source.follower.start();
 }
