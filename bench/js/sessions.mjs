@@ -11,9 +11,10 @@
 // "wasm memory" after the load is the load's peak in wasm; peak RSS is the process's maxRSS
 // (the bytes of the file read whole by `loadJson` included).
 import { execFileSync } from "node:child_process";
-import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { feedFile } from "./feed-file.mjs";
 
 const [, script, command, ...rest] = process.argv;
 const MiB = 1024 * 1024;
@@ -33,14 +34,7 @@ async function run(path, how) {
     if (how === "loadJson") {
       conversation.loadJson(readFileSync(path));
     } else {
-      const fd = openSync(path, "r");
-      const piece = new Uint8Array(MiB);
-      for (;;) {
-        const read = readSync(fd, piece, 0, MiB, null);
-        if (read === 0) break;
-        conversation.feed(piece.subarray(0, read));
-      }
-      closeSync(fd);
+      feedFile(conversation, path);
     }
   } catch (caught) {
     error = caught.code ?? String(caught);

@@ -11,9 +11,10 @@
 //
 // The package is pkg/node (scripts/build.sh builds it), or the folder PROMPTFOLD_PKG names.
 import { execFileSync } from "node:child_process";
-import { closeSync, createReadStream, openSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, createReadStream, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { feedFile } from "./feed-file.mjs";
 import { sessionEvents } from "../../tests/js/kit/session.mjs";
 
 const [, script, command, file, ...rest] = process.argv;
@@ -49,14 +50,7 @@ async function run(path, how) {
   } else if (how === "loadJson") {
     conversation.loadJson(readFileSync(path));
   } else {
-    const fd = openSync(path, "r");
-    const piece = new Uint8Array(MiB);
-    for (;;) {
-      const read = readSync(fd, piece, 0, MiB, null);
-      if (read === 0) break;
-      conversation.feed(piece.subarray(0, read));
-    }
-    closeSync(fd);
+    feedFile(conversation, path);
   }
   const ms = performance.now() - started;
   console.log(
