@@ -275,7 +275,9 @@ test("jsonLength equals JSON.stringify's length on random and odd values", () =>
     "/",
     "<",
   ];
-  const text = () => Array.from({ length: Math.floor(rand() * 12) }, () => pick(characters)).join("");
+  // Short texts, and some longer than the 32 units jsonLength checks one at a time.
+  const text = () =>
+    Array.from({ length: Math.floor(rand() < 0.2 ? 30 + rand() * 20 : rand() * 12) }, () => pick(characters)).join("");
   const numbers = [
     0,
     -0,
@@ -357,5 +359,13 @@ test("jsonLength equals JSON.stringify's length on random and odd values", () =>
       expected = -1;
     }
     assert.equal(jsonLength(odd), expected);
+  }
+  // A member on Object.prototype that for...in would meet and JSON does not.
+  Object.prototype.inherited = "x";
+  try {
+    for (const record of [{ a: 1 }, { b: [{ c: "d" }] }])
+      assert.equal(jsonLength(record), JSON.stringify(record).length);
+  } finally {
+    delete Object.prototype.inherited;
   }
 });
