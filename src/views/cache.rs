@@ -206,6 +206,8 @@ impl LedgerRows {
 }
 
 /// The ledger of a window, with options already checked ([`CacheOptions::check`]).
+// Not inlined, so that a profiler can tell it from its callers (`--toggle-collect`).
+#[inline(never)]
 pub(crate) fn ledger(input: &LedgerInput<'_>, options: &CacheOptions) -> LedgerRows {
     let requests: Vec<_> = input.surface.requests().collect();
     let scan = gaps::scan(input, &requests);
