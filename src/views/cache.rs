@@ -215,7 +215,8 @@ pub(crate) fn ledger(input: &LedgerInput<'_>, options: &CacheOptions) -> LedgerR
     let mut rows = LedgerRows {
         entries: Vec::with_capacity(requests.len()),
         routes: Vec::with_capacity(requests.len()),
-        causes: Vec::new(),
+        // Room for one cause per request: most requests list none or one.
+        causes: Vec::with_capacity(requests.len()),
         causes_end: Vec::with_capacity(requests.len()),
         summary: CacheSummary::default(),
     };

@@ -82,17 +82,20 @@ const LOST: Replaced = Replaced {
 };
 
 impl Positions {
-    /// An empty surface of a window starting at `window_start`, with room for `nodes` nodes.
-    pub fn new(window_start: Seq, nodes: usize) -> Positions {
+    /// An empty surface of a window starting at `window_start`, with room for `nodes` nodes,
+    /// positions up to `span` after the start and `replaces` replaces.
+    pub fn new(window_start: Seq, nodes: usize, span: usize, replaces: usize) -> Positions {
         let mut appended = Vec::with_capacity(nodes.saturating_add(1));
         appended.push(0);
+        let mut moved = HashMap::default();
+        moved.reserve(replaces);
         Positions {
             slots: Vec::with_capacity(nodes),
             appended,
             changes: vec![0; nodes],
-            slot_of: Vec::new(),
+            slot_of: Vec::with_capacity(span.min(nodes.saturating_mul(4))),
             indexed: true,
-            moved: HashMap::default(),
+            moved,
             window_start,
         }
     }
@@ -186,6 +189,11 @@ impl Positions {
         found
     }
 
+    /// The tokens of slot `at` (0 once dropped).
+    fn tokens_of(&self, at: usize) -> u32 {
+        self.slots.get(at).map_or(0, |found| found.tokens)
+    }
+
     /// Whether slot `at` holds a node.
     fn is_node(&self, at: usize) -> bool {
         self.slots.get(at).is_some_and(|found| found.node)
@@ -214,7 +222,8 @@ impl Positions {
         // The live slots in `after..last` drop as a whole: one change at `after` takes their
         // tokens out of every later sum (no sum inside the range is read again: its slots are
         // dead).
-        let dropped = self.sum_before(last).saturating_sub(self.sum_before(after));
+        let through_slot = prefix.saturating_add(u64::from(self.tokens_of(slot)));
+        let dropped = self.sum_before(last).saturating_sub(through_slot);
         let replaced = self.drop_entry(slot);
         let mut at = self.live_from(after);
         while at < last {
@@ -374,7 +383,7 @@ mod tests {
 
     #[test]
     fn live_slots_are_walked_past_dropped_ones() {
-        let mut positions = Positions::new(1, 10);
+        let mut positions = Positions::new(1, 10, 10, 2);
         for seq in 1..=6 {
             assert!(positions.append(seq, 10));
         }
