@@ -222,8 +222,12 @@ impl Positions {
         // The live slots in `after..last` drop as a whole: one change at `after` takes their
         // tokens out of every later sum (no sum inside the range is read again: its slots are
         // dead).
-        let through_slot = prefix.saturating_add(u64::from(self.tokens_of(slot)));
-        let dropped = self.sum_before(last).saturating_sub(through_slot);
+        let dropped = if last > after {
+            let through_slot = prefix.saturating_add(u64::from(self.tokens_of(slot)));
+            self.sum_before(last).saturating_sub(through_slot)
+        } else {
+            0
+        };
         let replaced = self.drop_entry(slot);
         let mut at = self.live_from(after);
         while at < last {
