@@ -4,10 +4,11 @@
 // ways, compared line by line and view by view.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { repoRoot } from "./cases.mjs";
-import { promptfold } from "./promptfold.mjs";
+import { packageDir, promptfold } from "./promptfold.mjs";
 import { observe, outcome } from "./outcome.mjs";
 
 const { Conversation } = promptfold;
@@ -17,9 +18,27 @@ const batchSource = readFileSync(join(repoRoot, "src", "wasm", "js", "pack.js"),
 // written out for each depth take over (GENERIC_COMPARISONS in src/wasm/js/pack.js).
 const genericComparisons = Number(/^const GENERIC_COMPARISONS = (\d+);$/m.exec(batchSource)?.[1]);
 
+// The count of comparisons of the package's packer (`comparisons` in src/wasm/js/pack.js, the
+// snippet the package requires): it runs over every batch of the process, so each batch below
+// sets it back to 0 to start with the generic matchers.
+const snippets = join(packageDir, "snippets");
+const { comparisons } = createRequire(join(packageDir, "promptfold.js"))(
+  join(snippets, readdirSync(snippets)[0], "src", "wasm", "js", "pack.js"),
+);
+
+// `batch` loaded from objects on a fresh conversation, its comparisons counted from 0 (see
+// `comparisons`), as `outcome` gives it.
+function loadedFromStart(batch) {
+  return outcome((c) => {
+    comparisons.made = 0;
+    c.load(batch);
+  });
+}
+
 // Headers (seq 1, 2, ...) enough that the comparisons of the headers after them walk with the
-// matchers written out for each depth: each header but the first compares its config and tools
-// (numbers that differ) with the previous header's. None when `walk` is "generic".
+// matchers written out for each depth, in a batch whose count starts at 0: each header but the
+// first compares its config and tools (numbers that differ) with the previous header's. None when
+// `walk` is "generic".
 function headersBefore(walk) {
   const count = walk === "generic" ? 0 : genericComparisons / 2 + 1;
   return Array.from({ length: count }, (_, i) => ({
@@ -294,7 +313,7 @@ test("tools compared by tokens read as their JSON text, with either walk", () =>
         const next = random(seed);
         for (let i = 0; i < 12; i++) batch.push(header(batch.length + 1, lists[Math.floor(next() * lists.length)]()));
       }
-      const fromObjects = outcome((c) => c.load(batch));
+      const fromObjects = loadedFromStart(batch);
       assert.equal(fromObjects, outcome((c) => c.loadJson(JSON.stringify(batch))), `${walk} walk, seeds ${first} to ${first + seeds - 1}`);
       changes += (fromObjects.match(/"tools":\[/g) ?? []).length;
     }
@@ -361,7 +380,7 @@ test("a look-alike of plain data at any depth reads as its JSON text, with eithe
         batch.push(request(batch.length + 1, nest(plain(), depth)));
         batch.push(request(batch.length + 1, nest(odd(), depth)));
         if (together && i < lookAlikes.length - 1) continue;
-        const fromObjects = outcome((c) => c.load(batch));
+        const fromObjects = loadedFromStart(batch);
         assert.equal(fromObjects, outcome((c) => c.loadJson(JSON.stringify(batch))), `${walk} walk, depth ${depth}, look-alike ${together ? "any" : i}`);
         batch = [];
       }

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 import { jsonLength } from "../../src/wasm/js/json-length.js";
-import { promptfoldPackBatch } from "../../src/wasm/js/pack.js";
+import { comparisons, promptfoldPackBatch } from "../../src/wasm/js/pack.js";
 import { random } from "./kit/session.mjs";
 
 const decoder = new TextDecoder();
@@ -164,9 +164,10 @@ test("config and tools equal to the previous header's cross as a marker", () => 
   );
 });
 
-// The first GENERIC_COMPARISONS (4,096) comparisons of a batch walk with the generic matchers,
-// the rest with those written out per depth: the markers must not depend on which.
+// The first GENERIC_COMPARISONS (4,096) comparisons of the process walk with the generic
+// matchers, the rest with those written out per depth: the markers must not depend on which.
 test("the generic and the per-depth matchers give the same markers", () => {
+  comparisons.made = 0;
   const events = [];
   for (let seq = 1; seq <= 5000; seq++) {
     // Every 7th header changes a leaf at depth 5 of its tools, every 11th the key order.
@@ -183,6 +184,21 @@ test("the generic and the per-depth matchers give the same markers", () => {
         : JSON.stringify(events[i].data.header.tools);
     assert.equal(event.tools, expected, `header ${i + 1}`);
   }
+});
+
+// The count that chooses the walk runs over the batches: each header after the first compares its
+// config and tools, and the count stops at GENERIC_COMPARISONS.
+test("the comparisons are counted over every batch, up to GENERIC_COMPARISONS", () => {
+  comparisons.made = 0;
+  const batch = (count) => Array.from({ length: count }, (_, i) => header(i + 1, tools(`t${i}`)));
+  pack(batch(10));
+  assert.equal(comparisons.made, 18);
+  pack(batch(3));
+  assert.equal(comparisons.made, 22);
+  pack(batch(3000));
+  assert.equal(comparisons.made, 4096);
+  pack(batch(2));
+  assert.equal(comparisons.made, 4096);
 });
 
 test("an event the packer cannot take apart crosses as the JSON of what the rules read", () => {
@@ -259,7 +275,9 @@ test("jsonLength equals JSON.stringify's length on random and odd values", () =>
     "/",
     "<",
   ];
-  const text = () => Array.from({ length: Math.floor(rand() * 12) }, () => pick(characters)).join("");
+  // Short texts, and some longer than the 32 units jsonLength checks one at a time.
+  const text = () =>
+    Array.from({ length: Math.floor(rand() < 0.2 ? 30 + rand() * 20 : rand() * 12) }, () => pick(characters)).join("");
   const numbers = [
     0,
     -0,
@@ -341,5 +359,13 @@ test("jsonLength equals JSON.stringify's length on random and odd values", () =>
       expected = -1;
     }
     assert.equal(jsonLength(odd), expected);
+  }
+  // A member on Object.prototype that for...in would meet and JSON does not.
+  Object.prototype.inherited = "x";
+  try {
+    for (const record of [{ a: 1 }, { b: [{ c: "d" }] }])
+      assert.equal(jsonLength(record), JSON.stringify(record).length);
+  } finally {
+    delete Object.prototype.inherited;
   }
 });

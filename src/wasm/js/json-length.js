@@ -1,12 +1,14 @@
 // JSON lengths: JSON.stringify(value).length, walking plain data without writing its text.
 
-import { isOmitted, isPlainArray, isPlainRecord } from "./plain.js";
+import { isOmitted, isPlainArray, isPlainRecord, nothingInherited } from "./plain.js";
 
 // JSON.stringify(value).length (null's for what JSON leaves out), -1 when JSON cannot write it.
 // Plain data is walked without writing the text: a tool result's block written out only to be
 // measured was a fifth of a prune-heavy load (bench/results/context.md).
 export function jsonLength(value) {
-  const walked = walkedJsonLength(value, 0);
+  // The walk reads a record's members with for...in, which JSON's own members are only when
+  // nothing on Object.prototype is enumerable.
+  const walked = nothingInherited() ? walkedJsonLength(value, 0) : NOT_WALKED;
   if (walked >= 0) return walked;
   try {
     const json = JSON.stringify(value);
@@ -23,16 +25,18 @@ const NOT_WALKED = -1;
 // Characters JSON.stringify escapes: quote, backslash, controls, and surrogates when lone.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the controls are what JSON escapes.
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+// The longest text stringLength checks without ESCAPED.
+const SHORT_TEXT = 32;
 // 10 ** i for the digits of a safe integer.
 const POWERS_OF_TEN = Array.from({ length: 16 }, (_, i) => 10 ** (i + 1));
 
-// JSON.stringify(value).length of plain data (strings, finite numbers, booleans, null, plain
+// JSON.stringify(value).length of plain data, whose records inherit no enumerable member (strings, finite numbers, booleans, null, plain
 // arrays and records of them), or NOT_WALKED for anything else (toJSON, a boxed value, a BigInt,
 // a prototype of its own, nesting deeper than WALK_DEPTH), which JSON.stringify must measure.
 function walkedJsonLength(value, depth) {
   switch (typeof value) {
     case "string":
-      return ESCAPED.test(value) ? escapedLength(value) : value.length + 2;
+      return stringLength(value);
     case "number":
       return numberLength(value);
     case "boolean":
@@ -58,12 +62,12 @@ function walkedJsonLength(value, depth) {
   if (!isPlainRecord(value)) return NOT_WALKED;
   let length = 1,
     members = 0;
-  for (const key of Object.keys(value)) {
+  for (const key in value) {
     const member = value[key];
     if (isOmitted(member)) continue;
     const part = walkedJsonLength(member, depth + 1);
     if (part < 0) return NOT_WALKED;
-    length += walkedJsonLength(key, depth) + 2 + part;
+    length += stringLength(key) + 2 + part;
     members++;
   }
   return members === 0 ? 2 : length;
@@ -103,4 +107,15 @@ function numberLength(number) {
   let digits = 1;
   while (digits <= POWERS_OF_TEN.length && magnitude >= POWERS_OF_TEN[digits - 1]) digits++;
   return sign + digits;
+}
+
+// JSON.stringify(text).length. A short text is checked one code unit at a time: a call of
+// ESCAPED.test costs as much as a loop over a few dozen units.
+function stringLength(text) {
+  if (text.length > SHORT_TEXT) return ESCAPED.test(text) ? escapedLength(text) : text.length + 2;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return escapedLength(text);
+  }
+  return text.length + 2;
 }

@@ -54,6 +54,12 @@ export function isSimple(value) {
   return value === null || (typeof value !== "object" && typeof value !== "bigint");
 }
 
+// Whether for...in over a plain object walks its own members only, as JSON does.
+export function nothingInherited() {
+  for (const _key in Object.prototype) return false;
+  return true;
+}
+
 // Markers of the token list of a JSON value (see Previous in src/wasm/js/same-json.js).
 export const OPEN_OBJECT = {};
 export const OPEN_ARRAY = {};

@@ -2,7 +2,15 @@
 // header's, certain without writing either (src/wasm/js/pack.js then sends a marker instead).
 
 import { matchTokens } from "./matchers.js";
-import { CLOSE, isPlainArray, isPlainRecord, MAX_COMPARE_DEPTH, OPEN_ARRAY, OPEN_OBJECT } from "./plain.js";
+import {
+  CLOSE,
+  isPlainArray,
+  isPlainRecord,
+  MAX_COMPARE_DEPTH,
+  nothingInherited,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+} from "./plain.js";
 
 // Whether JSON.stringify(a) === JSON.stringify(b) is certain without writing either: the same
 // plain data, keys in the same order. "No" is always safe (the value is then sent in full).
@@ -24,12 +32,6 @@ function sameJson(a, b, depth) {
     const key = keys[i];
     if (key !== other[i] || !sameJson(a[key], b[key], depth + 1)) return false;
   }
-  return true;
-}
-
-// Whether for...in over a plain object walks its own members only, as JSON does.
-function nothingInherited() {
-  for (const _key in Object.prototype) return false;
   return true;
 }
 
