@@ -79,10 +79,11 @@ for dts in "$out"/*/*.d.ts; do
 done
 
 # promptfold/worker: a conversation in a Web Worker or worker_threads, driven by typed messages
-# (src/worker/, docs/worker.md); its scripts import ../web/index.js and ../node/promptfold.mjs.
+# (src/worker/, docs/worker.md); its scripts import ../web/promptfold.js and ../node/promptfold.mjs.
+# `main` there: resolvers that ignore "exports" (Parcel by default) find promptfold/worker too.
 mkdir -p "$out/worker"
 cp src/worker/serve.js src/worker/client.js src/worker/web.js src/worker/node.mjs src/worker/index.d.ts "$out/worker/"
-echo '{ "type": "module", "types": "./index.d.ts" }' > "$out/worker/package.json"
+echo '{ "type": "module", "main": "./client.js", "types": "./index.d.ts" }' > "$out/worker/package.json"
 
 version=$(awk -F'"' '/^version = / { print $2; exit }' Cargo.toml)
 sed "s/\"version\": \"0.0.0-template\"/\"version\": \"$version\"/" pkg-template/package.json > "$out/package.json"

@@ -2,7 +2,8 @@
 // installs each app's pinned tools (`npm ci`, skipped when node_modules matches the lockfile),
 // unpacks the tarball into the app's node_modules as npm would, builds or serves the app, and
 // checks each page in headless Chromium (or runs the app's tests in Node): the probe's result must
-// equal what the Node entry computes, with no page error, console error or failed request.
+// equal what the Node entry computes, with no page error, console error or failed request. The
+// conversation pages (shared/conversation*.js) compute it in a worker through promptfold/worker.
 //   node tests/bundlers/run.mjs              the fast subset (setups marked `fast`)
 //   node tests/bundlers/run.mjs --all        every setup (--sizes: and write SIZES.md)
 //   node tests/bundlers/run.mjs NAME...      the named setups ("types": the type check alone)
@@ -77,9 +78,10 @@ function stage(app) {
   const dir = join(here, "apps", app);
   const src = join(dir, app === "next" ? "app" : "src");
   mkdirSync(src, { recursive: true });
-  cpSync(join(here, "shared", "probe.js"), join(src, "probe.js"));
+  for (const file of ["probe.js", "conversation.js"]) cpSync(join(here, "shared", file), join(src, file));
   if (app !== "next") {
-    for (const file of ["main.js", "worker.js", "worker-main.js"]) cpSync(join(here, "shared", file), join(src, file));
+    const pages = ["main.js", "worker.js", "worker-main.js", "conversation-main.js", "conversation-own-main.js", "conversation-worker.js"];
+    for (const file of pages) cpSync(join(here, "shared", file), join(src, file));
     cpSync(join(here, "shared", "main.js"), join(src, "index.js")); // webpack's default entry
   }
   writeFileSync(join(src, "session.js"), session());
@@ -88,7 +90,7 @@ function stage(app) {
   const names = [...probe.matchAll(/^export function (\w+)/gm)].map((match) => match[1]);
   writeFileSync(join(src, "probe.cjs"), `${probe.replace(/^export function /gm, "function ")}\nmodule.exports = { ${names.join(", ")} };\n`);
   writeFileSync(join(src, "expected.json"), JSON.stringify(expected));
-  for (const cache of ["dist", "dist-worker", ".next", ".parcel-cache", "node_modules/.vite", "node_modules/.cache"]) {
+  for (const cache of ["dist", "dist-worker", "dist-conversation", ".next", ".parcel-cache", "node_modules/.vite", "node_modules/.cache"]) {
     rmSync(join(dir, cache), { recursive: true, force: true });
   }
 }

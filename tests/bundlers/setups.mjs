@@ -22,7 +22,7 @@ export const setups = [
     app: "vite",
     fast: true,
     server: [...vite, "--port", "$PORT", "--strictPort", "--host", "127.0.0.1"],
-    pages: ["/", "/worker.html"],
+    pages: ["/", "/worker.html", "/conversation.html"],
   },
   { name: "vite-build", app: "vite", build: [...vite, "build"], static: "dist", pages: ["/"] },
   {
@@ -32,6 +32,13 @@ export const setups = [
     build: [...vite, "build", "--config", "vite.worker.config.js"],
     static: "dist",
     pages: ["/worker.html"],
+  },
+  {
+    name: "vite-build-conversation",
+    app: "vite",
+    build: [...vite, "build", "--config", "vite.conversation.config.js"],
+    static: "dist",
+    pages: ["/conversation.html"],
   },
   { name: "vitest", app: "vite", test: ["node", "node_modules/vitest/vitest.mjs", "run"] },
   {
@@ -49,6 +56,13 @@ export const setups = [
     pages: ["/worker.html"],
   },
   {
+    name: "webpack-conversation",
+    app: "webpack",
+    build: ["node", "node_modules/webpack-cli/bin/cli.js", "--mode", "production", "--entry", "./src/conversation-main.js", "--output-path", "dist-conversation"],
+    static: ".",
+    pages: ["/conversation.html"],
+  },
+  {
     name: "esbuild",
     app: "esbuild",
     fast: true,
@@ -57,11 +71,35 @@ export const setups = [
     pages: ["/"],
   },
   {
+    name: "esbuild-conversation",
+    app: "esbuild",
+    // esbuild leaves `new Worker(new URL(...))` alone: the app's worker script is a second entry
+    // point, in ES module format so that `import.meta.url` finds it next to the page's script.
+    build: [
+      "node_modules/.bin/esbuild",
+      "src/conversation-own-main.js",
+      "src/conversation-worker.js",
+      "--bundle",
+      "--format=esm",
+      "--outdir=dist",
+      "--conditions=promptfold-inline",
+    ],
+    static: ".",
+    pages: ["/conversation.html"],
+  },
+  {
     name: "rollup",
     app: "rollup",
     build: ["node", "node_modules/rollup/dist/bin/rollup", "-c"],
     static: ".",
     pages: ["/"],
+  },
+  {
+    name: "rollup-conversation",
+    app: "rollup",
+    build: ["node", "node_modules/rollup/dist/bin/rollup", "-c", "rollup.conversation.config.mjs"],
+    static: ".",
+    pages: ["/conversation.html"],
   },
   {
     name: "parcel",
@@ -83,31 +121,39 @@ export const setups = [
     pages: ["/worker.html"],
   },
   {
+    name: "parcel-conversation",
+    app: "parcel",
+    build: ["node", "node_modules/parcel/lib/bin.js", "build", "conversation.html", "--no-cache"],
+    static: "dist",
+    noCsp: true,
+    pages: ["/conversation.html"],
+  },
+  {
     name: "next-turbopack-build",
     app: "next",
     fast: true,
     build: [...next, "build"],
     server: [...next, "start", "--port", "$PORT", "--hostname", "127.0.0.1"],
-    pages: ["/", "/legacy"],
+    pages: ["/", "/legacy", "/conversation"],
   },
   {
     name: "next-webpack-build",
     app: "next",
     build: [...next, "build", "--webpack"],
     server: [...next, "start", "--port", "$PORT", "--hostname", "127.0.0.1"],
-    pages: ["/", "/legacy"],
+    pages: ["/", "/legacy", "/conversation"],
   },
   {
     name: "next-turbopack-dev",
     app: "next",
     server: [...next, "dev", "--port", "$PORT", "--hostname", "127.0.0.1"],
-    pages: ["/", "/legacy"],
+    pages: ["/", "/legacy", "/conversation"],
   },
   {
     name: "next-webpack-dev",
     app: "next",
     server: [...next, "dev", "--webpack", "--port", "$PORT", "--hostname", "127.0.0.1"],
-    pages: ["/", "/legacy"],
+    pages: ["/", "/legacy", "/conversation"],
   },
   { name: "jest", app: "jest", test: ["node", "node_modules/jest/bin/jest.js", "--ci"] },
 ];

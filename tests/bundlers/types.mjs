@@ -10,7 +10,9 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const tsc = join(here, "..", "..", "node_modules", ".bin", "tsc");
 
-// A use of the API through each subpath; `web` also has its init functions.
+// A use of the API through each subpath; `web` also has its init functions; `worker` is the
+// conversation in a worker (promptfold/worker), whose calls give the methods' results.
+const body = "\nexport const cards: ChatCard[] = new Conversation().views().chat;\n";
 const uses = {
   promptfold: 'import { Conversation, type ChatCard } from "promptfold";',
   inline: 'import { Conversation, type ChatCard } from "promptfold/inline";',
@@ -18,8 +20,16 @@ const uses = {
   bundler: 'import { Conversation, type ChatCard } from "promptfold/bundler";',
   web: 'import init, { Conversation, initSync, type ChatCard } from "promptfold/web";\nexport const start: () => Promise<unknown> = () => init();\nexport const startSync: typeof initSync = initSync;',
 };
-const body = "\nexport const cards: ChatCard[] = new Conversation().views().chat;\n";
-// The subpaths a CommonJS file can load (web and bundler are ES modules only, at run time too).
+for (const name of Object.keys(uses)) uses[name] += body;
+uses.worker = `import type { ChatCard, SystemPromptStateJson } from "promptfold";
+import { createWorkerConversation, type WorkerOpened } from "promptfold/worker";
+const worker = createWorkerConversation();
+export const opened: Promise<WorkerOpened> = worker.open(new Blob([]), { onProgress: (progress) => progress.bytesRead });
+export const cards: Promise<ChatCard[]> = worker.call("views").then((views) => views.chat);
+export const state: Promise<SystemPromptStateJson | undefined> = worker.call("stateAt", 1);
+`;
+// The subpaths a CommonJS file can load (web, bundler and worker are ES modules only, at run time
+// too).
 const commonjs = ["promptfold", "inline", "node"];
 
 const settings = [
@@ -42,7 +52,7 @@ export function checkTypes(tarball, work) {
     execFileSync("tar", ["-xzf", tarball, "-C", join(dir, "node_modules", "promptfold"), "--strip-components=1"]);
     for (const file of setting.files) {
       const name = file.replace(/\.[cm]?ts$/, "");
-      writeFileSync(join(dir, file), uses[name] + body);
+      writeFileSync(join(dir, file), uses[name]);
     }
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "types-probe", private: true }));
     const config = {
