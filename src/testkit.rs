@@ -23,6 +23,9 @@ pub mod hostile;
 pub mod log;
 pub mod random;
 
+#[cfg(test)]
+mod fed_load_tests;
+
 /// JavaScript's `String(number)` text of a number (the crate writes numbers as JS does; the
 /// tests compare with it).
 pub use crate::input::json::stringify::js_number_text;

@@ -628,6 +628,13 @@ impl ChatBuilder {
         self.card(*at)
     }
 
+    /// Every card in chat order, by reference.
+    #[cfg(any(feature = "wasm", test))]
+    pub fn iter_in_chat(&self) -> impl Iterator<Item = &ChatCard> + '_ {
+        debug_assert!(self.pending.is_empty(), "the chat order is settled");
+        self.order.iter().filter_map(|index| self.card(*index))
+    }
+
     /// The cards of `range` in chat order (clamped to the cards).
     pub fn slice(&self, range: std::ops::Range<usize>) -> Vec<ChatCard> {
         debug_assert!(self.pending.is_empty(), "the chat order is settled");

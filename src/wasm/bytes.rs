@@ -10,6 +10,7 @@ use crate::input::parse::framing::{Framing, Rows};
 use crate::input::parse::parse_text_rows;
 use crate::input::parse::stream::{parse_streamed, Streamed};
 use crate::room::try_room;
+use crate::window::conversation::{Conversation, Piece, PieceLoad};
 
 /// The events of a JSON batch given as UTF-8 bytes, read in pieces.
 pub(crate) fn read_bytes_batch(
@@ -22,6 +23,22 @@ pub(crate) fn read_bytes_batch(
         Streamed::Read(result) if !pieces.failed => result,
         _ => parse_text_rows(&whole_bytes(bytes)?, interner, framing),
     }
+}
+
+/// `loadJson` of `bytes` read in pieces as `feed` reads them (see
+/// `Conversation::load_pieces`); `None` when the whole-text reader is needed.
+pub(crate) fn load_bytes_in_pieces(
+    conversation: &mut Conversation,
+    bytes: &js_sys::Uint8Array,
+    has_more: bool,
+) -> Option<PieceLoad> {
+    let mut pieces = BytePieces::new(bytes);
+    let mut next = |room: &mut [u8]| match pieces.next(room) {
+        Some(length) => Piece::Read(length),
+        None if pieces.failed => Piece::Failed,
+        None => Piece::End,
+    };
+    conversation.load_pieces(&mut next, has_more)
 }
 
 /// A copy of `bytes` in wasm memory, or [`Error::OutOfMemory`] when it does not fit.

@@ -44,19 +44,46 @@ fn pack_key(key: &CardKey, out: &mut Outgoing) {
 /// in the same order; absent turns and steps are `undefined`). Its texts are made anew: only
 /// `views()` keeps strings, so a conversation that is never viewed keeps none.
 pub(crate) fn change_to_js(change: &ConversationChange) -> JsValue {
+    report_to_js(change, change.chat.added.len(), change.chat.added.iter())
+}
+
+/// [`change_to_js`] of the report of a load into a window without cards, whose `chat.added`
+/// is left empty: every card of the window is added, and `cards` hands them out in chat order
+/// (`count` of them), packed without a list of their copies.
+pub(crate) fn load_change_to_js<'a>(
+    change: &ConversationChange,
+    count: usize,
+    cards: impl Iterator<Item = &'a ChatCard>,
+) -> JsValue {
+    debug_assert!(change.chat.added.is_empty(), "the added cards are listed");
+    report_to_js(change, count, cards)
+}
+
+/// The report with `added` (about `count` cards) as its added cards.
+fn report_to_js<'a>(
+    change: &ConversationChange,
+    count: usize,
+    added: impl Iterator<Item = &'a ChatCard>,
+) -> JsValue {
     let chat = &change.chat;
-    let cards = chat.added.len().saturating_add(chat.changed.len());
+    let cards = count.saturating_add(chat.changed.len());
     let mut out = Outgoing::with_capacity(
         cards
             .saturating_mul(CARD_SLOTS)
             .saturating_add(chat.removed.len().saturating_mul(2))
             .saturating_add(12),
     );
+    let mut added_count = 0usize;
     cache::sharing(|| {
-        for card in chat.added.iter().chain(&chat.changed) {
+        for card in added {
+            pack_card(card, &mut out);
+            added_count = added_count.saturating_add(1);
+        }
+        for card in &chat.changed {
             pack_card(card, &mut out);
         }
     });
+    debug_assert_eq!(added_count, count, "the count of added cards is known");
     for key in &chat.removed {
         pack_key(key, &mut out);
     }
@@ -67,7 +94,7 @@ pub(crate) fn change_to_js(change: &ConversationChange) -> JsValue {
     let report = make_change(
         &out.numbers,
         &out.values,
-        length(chat.added.len()),
+        length(added_count),
         length(chat.changed.len()),
         length(chat.removed.len()),
         change.trajectory_changed,

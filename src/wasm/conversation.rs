@@ -6,20 +6,20 @@ use std::rc::Weak;
 use wasm_bindgen::prelude::*;
 
 use super::batch::PackedEvents;
-use super::bytes::read_bytes_batch;
+use super::bytes::{load_bytes_in_pieces, read_bytes_batch};
 use super::convert::{invalid, load_options, packed_array, seq_from_js};
 use super::data::{inspection_to_js, lines_to_js};
 use super::error::throw;
 use super::kept_texts::KeptTexts;
 use super::state::JsSystemPromptState;
-use super::text::{read_string_batch, FedText};
+use super::text::{load_string_in_pieces, read_string_batch, FedText};
 use crate::error::Error;
 use crate::fold::SystemPromptState;
 use crate::input::intern::JsonInterner;
 use crate::input::parse::framing::{Framing, Rows};
 use crate::input::parse::packed::read_packed;
 use crate::wasm::cache::value_to_js;
-use crate::window::conversation::{Call, Conversation};
+use crate::window::conversation::{Call, Conversation, PieceLoad};
 
 /// A window of a session log: load the newest page, append live events, prepend older pages.
 /// Every call returns a `ConversationChange`; a call that throws leaves the window unchanged.
@@ -162,6 +162,16 @@ impl Batch {
         }
     }
 
+    /// Loads JSON text into `conversation` in pieces, as `feed` reads them (see
+    /// `Conversation::load_pieces`); `None` when the batch needs to be read whole.
+    fn load_in_pieces(&self, conversation: &mut Conversation, has_more: bool) -> Option<PieceLoad> {
+        match self {
+            Batch::String(text) => load_string_in_pieces(conversation, text, has_more),
+            Batch::Bytes(bytes) => load_bytes_in_pieces(conversation, bytes, has_more),
+            Batch::Packed(..) => None,
+        }
+    }
+
     /// The header `rows` began with, as JS sees it: the object given, or one made from its JSON.
     fn session(&self, rows: &Rows) -> JsValue {
         match (self, &rows.session) {
@@ -200,6 +210,26 @@ impl JsConversation {
     ) -> Result<JsValue, JsValue> {
         let batch = throw(batch)?;
         reserve_for(batch.reserve_size());
+        if call == Call::Load {
+            if let Some(loaded) = batch.load_in_pieces(&mut self.inner, has_more) {
+                self.session = self
+                    .inner
+                    .session()
+                    .and_then(value_to_js)
+                    .unwrap_or(JsValue::UNDEFINED);
+                self.handles.clear();
+                self.texts.get_mut().clear();
+                return Ok(if loaded.all_cards_added {
+                    super::cards::load_change_to_js(
+                        &loaded.change,
+                        self.inner.view_counts().cards,
+                        self.inner.cards_in_chat(),
+                    )
+                } else {
+                    super::cards::change_to_js(&loaded.change)
+                });
+            }
+        }
         let framing = self.inner.framing(call, batch.is_text());
         let rows = throw(batch.read(self.inner.batch_interner(call == Call::Load), framing))?;
         let session = batch.session(&rows);

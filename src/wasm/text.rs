@@ -13,6 +13,7 @@ use crate::input::parse::framing::{Framing, Rows};
 use crate::input::parse::parse_text_rows;
 use crate::input::parse::stream::{parse_streamed, Streamed, PIECE_ROOM};
 use crate::room::try_room;
+use crate::window::conversation::{Conversation, Piece, PieceLoad};
 
 #[wasm_bindgen(module = "/src/wasm/js/text.js")]
 extern "C" {
@@ -33,6 +34,22 @@ pub(crate) fn read_string_batch(
         Streamed::Read(result) if !pieces.failed => result,
         _ => parse_text_rows(whole_string(text)?.as_bytes(), interner, framing),
     }
+}
+
+/// `loadJson` of `text` read in pieces as `feed` reads them (see
+/// `Conversation::load_pieces`); `None` when the whole-text reader is needed.
+pub(crate) fn load_string_in_pieces(
+    conversation: &mut Conversation,
+    text: &js_sys::JsString,
+    has_more: bool,
+) -> Option<PieceLoad> {
+    let mut pieces = StringPieces::new(text);
+    let mut next = |room: &mut [u8]| match pieces.next(room) {
+        Some(length) => Piece::Read(length),
+        None if pieces.failed => Piece::Failed,
+        None => Piece::End,
+    };
+    conversation.load_pieces(&mut next, has_more)
 }
 
 /// What `feed` keeps of the strings it is given: a string may end between the two halves of a

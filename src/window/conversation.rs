@@ -24,6 +24,12 @@ use crate::window::analysis::{Analysis, Delta};
 use crate::window::options::{JsonText, LoadOptions};
 
 mod diffs;
+// Only the wasm API reads text in pieces (a native caller holds the whole text anyway).
+#[cfg(any(feature = "wasm", test))]
+mod fed_load;
+
+#[cfg(any(feature = "wasm", test))]
+pub(crate) use fed_load::{Piece, PieceLoad};
 
 /// A window of a session log: the newest page first, live events at the tail, older pages
 /// prepended on demand. Every output equals a fresh load of the same events (D1), and the fold

@@ -11,6 +11,14 @@ use crate::window::analysis::Analysis;
 pub(crate) fn compare(old: &Analysis, new: &Analysis) -> ConversationChange {
     ConversationChange {
         chat: compare_chat(old, new),
+        ..compare_besides_chat(old, new)
+    }
+}
+
+/// [`compare`] without the chat cards (left empty).
+pub(crate) fn compare_besides_chat(old: &Analysis, new: &Analysis) -> ConversationChange {
+    ConversationChange {
+        chat: ChatChange::default(),
         trajectory_changed: old.trajectory_differs(new),
         torn_tail: None,
         splices: ViewSplices {

@@ -16,6 +16,12 @@ impl Analysis {
         self.chat.len()
     }
 
+    /// Every chat card, in chat order.
+    #[cfg(any(feature = "wasm", test))]
+    pub fn cards_in_chat(&self) -> impl Iterator<Item = &ChatCard> + '_ {
+        self.chat.iter_in_chat()
+    }
+
     /// The chat cards of `range` (clamped), in chat order.
     pub fn cards_in(&self, range: Range<usize>) -> Vec<ChatCard> {
         self.chat.slice(range)
