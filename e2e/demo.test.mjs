@@ -326,6 +326,19 @@ test('a trajectory change opens on its Diff view, with System prompt and Tools v
   assert.equal(await detail.count(), 0, 'a second click collapses the row');
 });
 
+test('a row opened and closed from the keyboard keeps the focus', async () => {
+  const row = page.locator('[data-testid="trajectory-row"][data-change-kind="system-and-tools"]').first();
+  const seq = await row.getAttribute('data-start-seq');
+  const focusedSeq = () => page.evaluate(() => document.activeElement?.getAttribute('data-start-seq'));
+  await row.focus();
+  await page.keyboard.press('Enter');
+  await page.getByTestId('trajectory-detail').waitFor({ state: 'visible' });
+  assert.equal(await focusedSeq(), seq, 'the rebuilt row has the focus after opening');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.getByTestId('trajectory-detail').count(), 0);
+  assert.equal(await focusedSeq(), seq, 'the rebuilt row has the focus after closing');
+});
+
 test('screenshot', async () => {
   // A readable state: the in-history update open on its changes, the stepper on it, and the
   // request after the compaction expanded in the trajectory.

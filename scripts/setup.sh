@@ -27,7 +27,8 @@ for component in clippy rustfmt; do
   fi
 done
 
-# Browser for wasm-pack's browser tests and the e2e test.
+# Browser for the wasm-bindgen browser tests and the e2e tests (chromium-driver: for `wasm-pack test
+# --chrome` by hand; scripts/test drives Chromium with playwright-core).
 # A CJK font, so the demo's Chinese labels render in headless screenshots.
 if [ "${SKIP_BROWSER:-0}" != 1 ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null ||
   [ ! -d /usr/share/fonts/truetype/wqy ]; }; then

@@ -1,4 +1,5 @@
-//! The JS API in a real browser: `wasm-pack test --headless --chrome -- --features wasm --test web`.
+//! The JS API in a real browser: `node e2e/wasm-browser-tests.mjs` (scripts/test runs it; by hand,
+//! `wasm-pack test --headless --chrome -- --features wasm --test web` runs the same tests).
 #![cfg(target_arch = "wasm32")]
 // Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
 #![allow(

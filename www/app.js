@@ -748,6 +748,8 @@ function renderTrajectory() {
       // The request's read point: the stepper then shows the context and prompt the row's bar has.
       const readAt = request.context?.seq;
       select(app.bySeq.has(readAt) ? readAt : request.startSeq, { fromTrajectory: true });
+      // The rows were rebuilt: the focus goes back to this request's new row.
+      $(`#trajectory-body tr[data-testid="trajectory-row"][data-start-seq="${request.startSeq}"]`)?.focus({ preventScroll: true });
     };
     row.addEventListener('click', toggle);
     row.addEventListener('keydown', (event) => {

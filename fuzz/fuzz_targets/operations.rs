@@ -38,12 +38,12 @@ use std::collections::BTreeMap;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use promptfold::{LedgerStream, LoadOptions};
 use promptfold::{
     parse_events, testkit, CacheOptions, CardKey, ChatCard, Conversation, ConversationChange,
     Error, EventKind, HeaderReason, Prices, RequestHeader, Seq, SessionEvent, SurfaceOp,
     TokenPrices, TurnField,
 };
+use promptfold::{LedgerStream, LoadOptions};
 use serde_json::{json, Map, Value};
 use window::{check_fresh_load, snapshot, Snapshot};
 
@@ -769,9 +769,13 @@ fn run_values(
     if let Form::Framed(framing) = form {
         let bytes = framed_bytes(&values, framing);
         return match call {
-            Call::Load(has_more) => conversation.load_json(&bytes, LoadOptions::default().with_has_more(*has_more)),
+            Call::Load(has_more) => {
+                conversation.load_json(&bytes, LoadOptions::default().with_has_more(*has_more))
+            }
             Call::Append => conversation.append_json(&bytes),
-            Call::Prepend(has_more) => conversation.prepend_json(&bytes, LoadOptions::default().with_has_more(*has_more)),
+            Call::Prepend(has_more) => {
+                conversation.prepend_json(&bytes, LoadOptions::default().with_has_more(*has_more))
+            }
         };
     }
     let array = Value::Array(values.clone()).to_string();
@@ -796,17 +800,29 @@ fn run_values(
         (Form::Parsed, _) => {
             let events = parse_events(&text)?;
             match call {
-                Call::Load(has_more) => conversation.load(events, LoadOptions::default().with_has_more(*has_more)),
+                Call::Load(has_more) => {
+                    conversation.load(events, LoadOptions::default().with_has_more(*has_more))
+                }
                 Call::Append => conversation.append(events),
-                Call::Prepend(has_more) => conversation.prepend(events, LoadOptions::default().with_has_more(*has_more)),
+                Call::Prepend(has_more) => {
+                    conversation.prepend(events, LoadOptions::default().with_has_more(*has_more))
+                }
             }
         }
-        (Form::Direct, Call::Load(has_more)) => conversation.load(direct, LoadOptions::default().with_has_more(*has_more)),
+        (Form::Direct, Call::Load(has_more)) => {
+            conversation.load(direct, LoadOptions::default().with_has_more(*has_more))
+        }
         (Form::Direct, Call::Append) => conversation.append(direct),
-        (Form::Direct, Call::Prepend(has_more)) => conversation.prepend(direct, LoadOptions::default().with_has_more(*has_more)),
-        (_, Call::Load(has_more)) => conversation.load_json(&text, LoadOptions::default().with_has_more(*has_more)),
+        (Form::Direct, Call::Prepend(has_more)) => {
+            conversation.prepend(direct, LoadOptions::default().with_has_more(*has_more))
+        }
+        (_, Call::Load(has_more)) => {
+            conversation.load_json(&text, LoadOptions::default().with_has_more(*has_more))
+        }
         (_, Call::Append) => conversation.append_json(&text),
-        (_, Call::Prepend(has_more)) => conversation.prepend_json(&text, LoadOptions::default().with_has_more(*has_more)),
+        (_, Call::Prepend(has_more)) => {
+            conversation.prepend_json(&text, LoadOptions::default().with_has_more(*has_more))
+        }
     }
 }
 
@@ -931,7 +947,7 @@ fn cache_options(ttl: u8, price: u8) -> CacheOptions {
     let prices = |pick: u8| TokenPrices {
         input: number(pick),
         cache_read: number(pick / 8 + 3),
-        cache_write: (pick % 3 == 0).then(|| number(pick / 3)),
+        cache_write: pick.is_multiple_of(3).then(|| number(pick / 3)),
         output: number(pick / 2 + 4),
     };
     let mut models = BTreeMap::new();
@@ -952,7 +968,7 @@ fn cache_options(ttl: u8, price: u8) -> CacheOptions {
                 models: Some(models),
             }),
         },
-        cache_ttl_ms: (ttl % 4 != 0).then(|| number(ttl / 4) * 1000.0),
+        cache_ttl_ms: (!ttl.is_multiple_of(4)).then(|| number(ttl / 4) * 1000.0),
     }
 }
 
@@ -1024,8 +1040,12 @@ fn feed(
         prices: None,
         cache_ttl_ms: Some(1000.0),
     };
-    let mut stream = fresh_start
-        .then(|| (LedgerStream::new(&options).expect("valid options"), Vec::new()));
+    let mut stream = fresh_start.then(|| {
+        (
+            LedgerStream::new(&options).expect("valid options"),
+            Vec::new(),
+        )
+    });
     for to in offsets {
         let before = snapshot(conversation);
         let before_events = conversation.events().to_vec();

@@ -35,7 +35,10 @@ pub fn snapshot(conversation: &Conversation) -> Snapshot {
 pub fn check_fresh_load(conversation: &Conversation, after: &Snapshot) {
     let mut fresh = Conversation::new();
     fresh
-        .load(conversation.events().to_vec(), LoadOptions::default().with_has_more(conversation.has_more()))
+        .load(
+            conversation.events().to_vec(),
+            LoadOptions::default().with_has_more(conversation.has_more()),
+        )
         .expect("a fresh load of the window's own events succeeds");
     assert_eq!(
         fresh.lines(),

@@ -17,6 +17,8 @@ mod prefix;
 mod summary;
 mod tools;
 
+use std::rc::Rc;
+
 use serde::Serialize;
 
 pub use causes::{CacheCause, Route};
@@ -162,12 +164,63 @@ pub(crate) struct LedgerInput<'a> {
     pub state_at: &'a dyn Fn(Seq) -> Option<&'a SystemPromptState>,
 }
 
+/// A window's ledger as the ledger computes it: the entries without their routes and causes,
+/// which sit beside them (a route shared by every request that reads its header, the causes in
+/// one list), so that a request costs no allocation of its own.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LedgerRows {
+    /// One per request, `route` absent and `causes` empty.
+    pub entries: Vec<CacheEntry>,
+    /// `routes[i]`: the route of request `i`.
+    pub routes: Vec<Option<Rc<Route>>>,
+    /// Every request's causes, in request order.
+    pub causes: Vec<CacheCause>,
+    /// `causes_end[i]`: the end of request `i`'s causes in `causes`.
+    pub causes_end: Vec<usize>,
+    /// The summary.
+    pub summary: CacheSummary,
+}
+
+impl LedgerRows {
+    /// The ledger with every entry's route and causes in place.
+    pub fn into_ledger(self) -> CacheLedger {
+        let LedgerRows {
+            mut entries,
+            routes,
+            causes,
+            causes_end,
+            summary,
+        } = self;
+        let mut causes = causes.into_iter();
+        let mut start = 0;
+        for ((entry, route), end) in entries.iter_mut().zip(routes).zip(causes_end) {
+            entry.route = route.as_deref().cloned();
+            entry.causes = causes.by_ref().take(end.saturating_sub(start)).collect();
+            start = end;
+        }
+        CacheLedger {
+            requests: entries,
+            summary,
+        }
+    }
+}
+
 /// The ledger of a window, with options already checked ([`CacheOptions::check`]).
-pub(crate) fn ledger(input: &LedgerInput<'_>, options: &CacheOptions) -> CacheLedger {
+// Not inlined, so that a profiler can tell it from its callers (`--toggle-collect`).
+#[inline(never)]
+pub(crate) fn ledger(input: &LedgerInput<'_>, options: &CacheOptions) -> LedgerRows {
     let requests: Vec<_> = input.surface.requests().collect();
     let scan = gaps::scan(input, &requests);
     let gaps = &scan.gaps;
-    let mut entries = Vec::with_capacity(requests.len());
+    let mut rows = LedgerRows {
+        entries: Vec::with_capacity(requests.len()),
+        routes: Vec::with_capacity(requests.len()),
+        // Room for one cause per request: most requests list none or one.
+        causes: Vec::with_capacity(requests.len()),
+        causes_end: Vec::with_capacity(requests.len()),
+        summary: CacheSummary::default(),
+    };
+    let mut summing = summary::Summing::new(options);
     let mut previous: Option<(&gaps::Gap, ContextBreakdown)> = None;
     for (request, gap) in requests.iter().zip(gaps) {
         let breakdown = ContextBreakdown::of(&request.sums);
@@ -179,13 +232,15 @@ pub(crate) fn ledger(input: &LedgerInput<'_>, options: &CacheOptions) -> CacheLe
         let mut entry = CacheEntry {
             seq: gap.start_seq,
             read_seq: request.seq,
-            route: gap.route.as_deref().cloned(),
+            route: None,
             total_tokens: breakdown.total_tokens,
             superseded_system_tokens: breakdown.superseded_system_tokens,
             tools_tokens: breakdown.tools_tokens,
             observed,
             ..CacheEntry::default()
         };
+        let causes = &mut rows.causes;
+        let start = causes.len();
         if let Some((before, before_breakdown)) = previous {
             let incomplete = gap.incomplete || before.incomplete;
             if !incomplete {
@@ -196,11 +251,11 @@ pub(crate) fn ledger(input: &LedgerInput<'_>, options: &CacheOptions) -> CacheLe
                 let broken = before_breakdown.total_tokens.saturating_sub(kept);
                 entry.broken_tokens = Some(broken);
                 if broken > 0 {
-                    entry.causes =
-                        causes::between(before, gap, tools, scan.replaces_of(gap), input);
-                    debug_assert!(!entry.causes.is_empty(), "a break has a cause");
+                    let replaces = scan.replaces_of(gap);
+                    causes::between(causes, (before, gap), tools, replaces, input);
+                    debug_assert!(causes.len() > start, "a break has a cause");
                 }
-                if gap.updates > 0 && entry.causes.is_empty() {
+                if gap.updates > 0 && causes.len() == start {
                     entry.saved_tokens = Some(kept.saturating_sub(before_breakdown.tools_tokens));
                 }
             }
@@ -209,16 +264,20 @@ pub(crate) fn ledger(input: &LedgerInput<'_>, options: &CacheOptions) -> CacheLe
                 .zip(entry.observed.cache_read_tokens)
                 .map(|(kept, read)| observed::shortfall(kept, read));
             if let Some(idle) = causes::idle(before, gap, &entry, options) {
-                entry.causes.push(idle);
+                causes.push(idle);
             }
         }
-        entry.cost = cost::of(&entry, options);
-        entries.push(entry);
+        let model = gap
+            .route
+            .as_deref()
+            .and_then(|route| route.model.as_deref());
+        entry.cost = cost::of(&entry, model, options);
+        summing.add(&entry, model, causes.get(start..).unwrap_or_default());
+        rows.causes_end.push(causes.len());
+        rows.entries.push(entry);
+        rows.routes.push(gap.route.clone());
         previous = Some((gap, breakdown));
     }
-    let summary = summary::of(&entries, options);
-    CacheLedger {
-        requests: entries,
-        summary,
-    }
+    rows.summary = summing.finish();
+    rows
 }

@@ -9,8 +9,10 @@ use wasm_bindgen::prelude::*;
 use super::conversation::JsConversation;
 use super::error::throw;
 use crate::error::Error;
+use std::rc::Rc;
+
 use crate::views::cache::{
-    CacheCause, CacheEntry, CacheLedger, CacheOptions, CacheSummary, Prices, Route, TokenPrices,
+    CacheCause, CacheEntry, CacheOptions, CacheSummary, LedgerRows, Prices, Route, TokenPrices,
 };
 
 #[wasm_bindgen]
@@ -37,9 +39,9 @@ impl JsConversation {
     pub fn cache_ledger(&self, options: Option<JsCacheOptions>) -> Result<JsValue, JsValue> {
         let options = options.map(JsValue::from);
         let options = throw(options_from_js(options.as_ref()))?;
-        let ledger = throw(self.inner.cache_ledger(&options))?;
+        let rows = throw(self.inner.cache_ledger_rows(&options))?;
         let mut packed = Packed::default();
-        packed.ledger(&ledger);
+        packed.ledger(&rows);
         Ok(make_ledger(&packed.numbers, &packed.strings))
     }
 }
@@ -137,7 +139,17 @@ struct Packed {
     strings: js_sys::Array,
     /// The texts in `strings`, by index (few: route, tool and section names).
     texts: Vec<String>,
+    /// The last entry's route and the indices of its provider and model.
+    last_route: Option<(Rc<Route>, f64, f64)>,
 }
+
+/// An entry's flags (`src/wasm/js/ledger.js` reads the same bits): which optional parts follow.
+const HAS_ROUTE: u32 = 1;
+const KNOWN: u32 = 2;
+const HAS_SHORTFALL: u32 = 4;
+const HAS_SAVED: u32 = 8;
+const HAS_COST: u32 = 16;
+const FULL_OBSERVED: u32 = 32;
 
 fn optional<T: Into<f64>>(value: Option<T>) -> f64 {
     value.map_or(f64::NAN, Into::into)
@@ -162,7 +174,13 @@ impl Packed {
     }
 
     fn string(&mut self, text: &str) {
-        let index = match self.texts.iter().position(|known| known == text) {
+        let index = self.index(text);
+        self.numbers.push(index);
+    }
+
+    /// The index of `text` in `strings`, added when new.
+    fn index(&mut self, text: &str) -> f64 {
+        match self.texts.iter().position(|known| known == text) {
             Some(index) => index as f64,
             None => {
                 self.texts.push(text.to_owned());
@@ -172,8 +190,7 @@ impl Packed {
                         .saturating_sub(1),
                 )
             }
-        };
-        self.numbers.push(index);
+        }
     }
 
     fn optional_string(&mut self, text: Option<&str>) {
@@ -195,38 +212,88 @@ impl Packed {
         self.optional_string(route.model.as_deref());
     }
 
-    fn ledger(&mut self, ledger: &CacheLedger) {
-        self.count(ledger.requests.len());
-        for entry in &ledger.requests {
-            self.entry(entry);
+    fn ledger(&mut self, rows: &LedgerRows) {
+        self.count(rows.entries.len());
+        // Each entry takes about 20 numbers.
+        self.numbers.reserve(rows.entries.len().saturating_mul(20));
+        let mut start = 0;
+        for ((entry, route), end) in rows.entries.iter().zip(&rows.routes).zip(&rows.causes_end) {
+            self.entry(entry, route.as_ref());
+            let causes = rows.causes.get(start..*end).unwrap_or_default();
+            debug_assert_eq!(
+                causes.len(),
+                end.saturating_sub(start),
+                "causes in the list"
+            );
+            self.count(causes.len());
+            for cause in causes {
+                self.cause(cause);
+            }
+            start = *end;
         }
-        self.summary(&ledger.summary);
+        self.summary(&rows.summary);
     }
 
-    fn entry(&mut self, entry: &CacheEntry) {
-        self.push(&[
-            seq(entry.seq),
-            seq(entry.read_seq),
-            flag(entry.route.is_some()),
-        ]);
-        self.route(&entry.route.clone().unwrap_or_default());
+    /// The provider and model indices of `route`, the last entry's when it is the same.
+    fn route_of(&mut self, route: &Rc<Route>) -> (f64, f64) {
+        if let Some((last, provider, model)) = &self.last_route {
+            if Rc::ptr_eq(last, route) {
+                return (*provider, *model);
+            }
+        }
+        let provider = route
+            .provider
+            .as_deref()
+            .map_or(f64::NAN, |t| self.index(t));
+        let model = route.model.as_deref().map_or(f64::NAN, |t| self.index(t));
+        self.last_route = Some((Rc::clone(route), provider, model));
+        (provider, model)
+    }
+
+    fn entry(&mut self, entry: &CacheEntry, route: Option<&Rc<Route>>) {
         let observed = &entry.observed;
+        let full = observed.input_tokens.is_some()
+            && observed.output_tokens.is_some()
+            && observed.cache_read_tokens.is_some()
+            && observed.cache_write_tokens.is_some()
+            && observed.uncached_input_tokens.is_some();
+        let known = entry
+            .kept_tokens
+            .zip(entry.new_tokens)
+            .zip(entry.broken_tokens);
+        let bit = |yes: bool, bit: u32| if yes { bit } else { 0 };
+        let flags = bit(route.is_some(), HAS_ROUTE)
+            | bit(known.is_some(), KNOWN)
+            | bit(entry.shortfall_tokens.is_some(), HAS_SHORTFALL)
+            | bit(entry.saved_tokens.is_some(), HAS_SAVED)
+            | bit(entry.cost.is_some(), HAS_COST)
+            | bit(full, FULL_OBSERVED);
+        self.push(&[f64::from(flags), seq(entry.seq), seq(entry.read_seq)]);
+        if let Some(route) = route {
+            let (provider, model) = self.route_of(route);
+            self.push(&[provider, model]);
+        }
         self.push(&[
             f64::from(entry.total_tokens),
             f64::from(entry.superseded_system_tokens),
             f64::from(entry.tools_tokens),
-            optional(entry.kept_tokens),
-            optional(entry.new_tokens),
-            optional(entry.broken_tokens),
+        ]);
+        if let Some(((kept, new), broken)) = known {
+            self.push(&[f64::from(kept), f64::from(new), f64::from(broken)]);
+        }
+        self.push(&[
             optional(observed.input_tokens),
             optional(observed.output_tokens),
             optional(observed.cache_read_tokens),
             optional(observed.cache_write_tokens),
             optional(observed.uncached_input_tokens),
-            optional(entry.shortfall_tokens),
-            optional(entry.saved_tokens),
-            flag(entry.cost.is_some()),
         ]);
+        if let Some(shortfall) = entry.shortfall_tokens {
+            self.push(&[shortfall]);
+        }
+        if let Some(saved) = entry.saved_tokens {
+            self.push(&[f64::from(saved)]);
+        }
         if let Some(cost) = &entry.cost {
             self.push(&[
                 cost.input,
@@ -237,10 +304,6 @@ impl Packed {
                 flag(cost.estimated),
             ]);
             self.optional_string(cost.model.as_deref());
-        }
-        self.count(entry.causes.len());
-        for cause in &entry.causes {
-            self.cause(cause);
         }
     }
 

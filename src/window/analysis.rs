@@ -7,7 +7,7 @@ use crate::fold::surface::{RequestState, SurfaceFold};
 use crate::fold::{inspect_system_prompt, SystemPromptState};
 use crate::input::event::{Seq, SessionEvent};
 use crate::room::{headroom, try_room};
-use crate::views::cache::{CacheLedger, CacheOptions, LedgerInput};
+use crate::views::cache::{CacheOptions, LedgerInput, LedgerRows};
 use crate::views::chat::{CardKey, ChatBuilder, ChatCard};
 use crate::views::context::{
     Context, ContextBreakdown, ContextSummary, ContextTotals, RequestContext,
@@ -331,8 +331,9 @@ impl Analysis {
         totals
     }
 
-    /// The cache ledger of the window whose events are `events` (options checked).
-    pub fn cache_ledger(&self, events: &[SessionEvent], options: &CacheOptions) -> CacheLedger {
+    /// The cache ledger of the window whose events are `events` (options checked), its routes
+    /// and causes beside the entries.
+    pub fn cache_ledger(&self, events: &[SessionEvent], options: &CacheOptions) -> LedgerRows {
         let state_at = |seq: Seq| self.state_at(seq);
         let input = LedgerInput {
             events,

@@ -13,7 +13,7 @@ use crate::input::parse::fed::complete_lines;
 use crate::input::parse::framing::{Framing, Numbering, Rows};
 use crate::input::parse::{parse_fed_lines, parse_rows, parse_text_rows};
 use crate::room::{headroom, try_room};
-use crate::views::cache::{CacheLedger, CacheOptions};
+use crate::views::cache::{CacheLedger, CacheOptions, LedgerRows};
 use crate::views::chat::{sort_cards, ChatCard};
 use crate::views::context::{Context, ContextSummary, ContextTotals};
 use crate::views::slices::{clamp, CardsSlice, LinesSlice, RequestsSlice, SeqIndex, ViewCounts};
@@ -482,6 +482,11 @@ impl Conversation {
     /// Returns [`Error::InvalidArgument`] for a price or TTL that is not a finite number
     /// `>= 0`, and computes nothing then.
     pub fn cache_ledger(&self, options: &CacheOptions) -> Result<CacheLedger, Error> {
+        Ok(self.cache_ledger_rows(options)?.into_ledger())
+    }
+
+    /// [`Conversation::cache_ledger`] with the routes and causes beside the entries.
+    pub(crate) fn cache_ledger_rows(&self, options: &CacheOptions) -> Result<LedgerRows, Error> {
         options.check()?;
         Ok(self.analysis.cache_ledger(&self.events, options))
     }

@@ -122,24 +122,25 @@ pub enum CacheCause {
     },
 }
 
-/// The causes of SPEC 11 item 3 between the previous request (`before`) and this one, whose
-/// tools differ from the previous ones by `tools`, with the gap's `replaces`.
+/// Pushes the causes of SPEC 11 item 3 between the previous request (`before`) and this one,
+/// whose tools differ from the previous ones by `tools`, with the gap's `replaces`, onto
+/// `causes`.
 pub(super) fn between(
-    before: &Gap,
-    gap: &Gap,
+    causes: &mut Vec<CacheCause>,
+    (before, gap): (&Gap, &Gap),
     tools: ToolChanges,
     replaces: &[Replace],
     input: &LedgerInput<'_>,
-) -> Vec<CacheCause> {
+) {
     let sections = |replace: &Replace, text: &str| changed_sections(input, replace.seq, text);
     let series = || series_seq(input, before.read_seq, gap.read_seq);
-    listed(
+    listed_into(
+        causes,
         (before.route.as_deref(), gap.route.as_deref()),
         tools,
         replaces,
-        &sections,
-        &series,
-    )
+        (&sections, &series),
+    );
 }
 
 /// The causes of SPEC 11 item 3 from their parts: the routes of the previous request and this
@@ -153,6 +154,26 @@ pub(super) fn listed(
     series: &dyn Fn() -> Option<Seq>,
 ) -> Vec<CacheCause> {
     let mut causes = Vec::new();
+    listed_into(&mut causes, (from, to), tools, replaces, (sections, series));
+    causes
+}
+
+/// Type of the callbacks of [`listed_into`]: a system rewrite's changed sections, and the
+/// first series header of the gap.
+type Namers<'a> = (
+    &'a dyn Fn(&Replace, &str) -> Vec<String>,
+    &'a dyn Fn() -> Option<Seq>,
+);
+
+/// [`listed`], pushing onto `causes` (which may hold earlier requests' causes).
+fn listed_into(
+    causes: &mut Vec<CacheCause>,
+    (from, to): (Option<&Route>, Option<&Route>),
+    tools: ToolChanges,
+    replaces: &[Replace],
+    (sections, series): Namers<'_>,
+) {
+    let start = causes.len();
     if from != to {
         causes.push(CacheCause::Route {
             from: from.cloned().unwrap_or_default(),
@@ -193,12 +214,11 @@ pub(super) fn listed(
             },
         });
     }
-    if causes.is_empty() {
+    if causes.len() == start {
         if let Some(seq) = series() {
             causes.push(CacheCause::Series { seq });
         }
     }
-    causes
 }
 
 /// The first header with reason `series` or `startsSeries` in `(after, upto]`.

@@ -5,12 +5,12 @@ use super::{CacheCost, CacheEntry, CacheOptions};
 
 const PER: f64 = 1_000_000.0;
 
-/// The cost of `entry`, when prices apply to its model.
-pub(super) fn of(entry: &CacheEntry, options: &CacheOptions) -> Option<CacheCost> {
-    let model = entry
-        .route
-        .as_ref()
-        .and_then(|route| route.model.as_deref());
+/// The cost of `entry`, whose route's model is `model`, when prices apply to that model.
+pub(super) fn of(
+    entry: &CacheEntry,
+    model: Option<&str>,
+    options: &CacheOptions,
+) -> Option<CacheCost> {
     let (prices, model) = options.prices_for(model)?;
     let observed = &entry.observed;
     let mut estimated = false;

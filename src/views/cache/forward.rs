@@ -253,8 +253,12 @@ impl Forward {
             let idle = idle_after(before.answer_time, self.last_time, &entry, &self.options);
             entry.causes.extend(idle);
         }
-        entry.cost = cost::of(&entry, &self.options);
-        self.summing.add(&entry);
+        let model = self
+            .route
+            .as_deref()
+            .and_then(|route| route.model.as_deref());
+        entry.cost = cost::of(&entry, model, &self.options);
+        self.summing.add(&entry, model, &entry.causes);
         self.ready.push(entry);
         self.previous = Some(Before {
             answer_time,

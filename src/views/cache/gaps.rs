@@ -87,10 +87,16 @@ impl Scan {
 /// The gap of every request, in order.
 pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Scan {
     let window_start = input.events.first().map_or(0, |event| event.seq);
-    let mut positions = Positions::new(window_start, input.events.len());
+    let last = input.events.last().map_or(window_start, |event| event.seq);
+    let span =
+        usize::try_from(last.saturating_sub(window_start)).map_or(0, |d| d.saturating_add(1));
+    let replace_count = (input.events.iter())
+        .filter(|event| matches!(event.surface_op, Some(SurfaceOp::Replace { .. })))
+        .count();
+    let mut positions = Positions::new(window_start, input.events.len(), span, replace_count);
     let mut gaps = Vec::with_capacity(requests.len());
     let mut gap = Gap::default();
-    let mut replaces = Vec::new();
+    let mut replaces = Vec::with_capacity(replace_count);
     let mut lost = false;
     let mut starts = Vec::with_capacity(requests.len());
     let mut header: Option<Rc<RequestHeader>> = None;

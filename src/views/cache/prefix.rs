@@ -32,22 +32,31 @@ pub(super) struct Break {
     pub prefix: u64,
 }
 
+/// One slot of [`Positions`]: a position and the entry that holds it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    position: Seq,
+    /// The seq of the entry in the slot.
+    seq: Seq,
+    /// Its tokens (0 once dropped).
+    tokens: u32,
+    /// Whether the entry is a node (a replace by an event that is no surface node leaves an
+    /// entry that is none).
+    node: bool,
+    /// Itself while the slot is live, else a later slot (a dropped slot points on, so a walk
+    /// over live slots skips each dropped one once).
+    next: usize,
+}
+
 /// The live entries of the surface by position, with token sums (see the module text).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Positions {
-    positions: Vec<Seq>,
-    seqs: Vec<Seq>,
-    tokens: Vec<u32>,
-    /// Whether the slot's live entry is a node (a replace by an event that is no surface node
-    /// leaves an entry that is none).
-    node: Vec<bool>,
+    /// The slots in position order.
+    slots: Vec<Slot>,
     /// `appended[i]`: the tokens of slots `0..i` as they were appended.
     appended: Vec<u64>,
     /// A Fenwick tree over the slots of what replaces changed since (room for every slot).
     changes: Vec<i64>,
-    /// For each slot, itself while it is live, else a later slot (a dropped slot points on,
-    /// so a walk over live slots skips each dropped one once).
-    next: Vec<usize>,
     /// The slot of each position, by its distance from the window start (`usize::MAX`: none),
     /// while positions stay close together; else positions are searched.
     slot_of: Vec<usize>,
@@ -73,21 +82,20 @@ const LOST: Replaced = Replaced {
 };
 
 impl Positions {
-    /// An empty surface of a window starting at `window_start`, with room for `nodes` nodes.
-    pub fn new(window_start: Seq, nodes: usize) -> Positions {
+    /// An empty surface of a window starting at `window_start`, with room for `nodes` nodes,
+    /// positions up to `span` after the start and `replaces` replaces.
+    pub fn new(window_start: Seq, nodes: usize, span: usize, replaces: usize) -> Positions {
         let mut appended = Vec::with_capacity(nodes.saturating_add(1));
         appended.push(0);
+        let mut moved = HashMap::default();
+        moved.reserve(replaces);
         Positions {
-            positions: Vec::with_capacity(nodes),
-            seqs: Vec::with_capacity(nodes),
-            tokens: Vec::with_capacity(nodes),
-            node: Vec::with_capacity(nodes),
+            slots: Vec::with_capacity(nodes),
             appended,
             changes: vec![0; nodes],
-            next: Vec::with_capacity(nodes),
-            slot_of: Vec::new(),
+            slot_of: Vec::with_capacity(span.min(nodes.saturating_mul(4))),
             indexed: true,
-            moved: HashMap::default(),
+            moved,
             window_start,
         }
     }
@@ -95,27 +103,32 @@ impl Positions {
     /// Appends the node of event `seq` (its position is its seq); returns false when the list
     /// cannot follow (a position not after the last one, or no room left).
     pub fn append(&mut self, seq: Seq, tokens: u32) -> bool {
-        let slot = self.positions.len();
-        if self.positions.last().is_some_and(|last| *last >= seq) || slot >= self.changes.len() {
+        let slot = self.slots.len();
+        let last = self.slots.last().map(|last| last.position);
+        if last.is_some_and(|last| last >= seq) || slot >= self.changes.len() {
             return false;
         }
         let sum = self.appended.last().copied().unwrap_or(0);
         self.appended.push(sum.saturating_add(u64::from(tokens)));
-        self.positions.push(seq);
-        self.seqs.push(seq);
-        self.tokens.push(tokens);
-        self.node.push(true);
-        self.next.push(slot);
-        // Positions a few times as many as the slots are indexed; sparser ones are searched.
-        let room = self.changes.len().saturating_mul(4);
-        match self.distance(seq).filter(|distance| *distance < room) {
-            Some(distance) if self.indexed => {
-                self.slot_of.resize(distance, usize::MAX);
-                self.slot_of.push(slot);
-            }
-            _ => {
-                self.indexed = false;
-                self.slot_of = Vec::new();
+        self.slots.push(Slot {
+            position: seq,
+            seq,
+            tokens,
+            node: true,
+            next: slot,
+        });
+        if self.indexed {
+            // Positions a few times as many as the slots are indexed; sparser ones are searched.
+            let room = self.changes.len().saturating_mul(4);
+            match self.distance(seq).filter(|distance| *distance < room) {
+                Some(distance) => {
+                    self.slot_of.resize(distance, usize::MAX);
+                    self.slot_of.push(slot);
+                }
+                None => {
+                    self.indexed = false;
+                    self.slot_of = Vec::new();
+                }
             }
         }
         true
@@ -134,14 +147,16 @@ impl Positions {
                 .and_then(|d| self.slot_of.get(d).copied());
             return slot.filter(|slot| *slot != usize::MAX);
         }
-        self.positions.binary_search(&position).ok()
+        self.slots
+            .binary_search_by_key(&position, |slot| slot.position)
+            .ok()
     }
 
     /// The number of slots whose position is `<= position`.
     fn slots_through(&self, position: Seq) -> usize {
         match self.slot(position) {
             Some(slot) => slot.saturating_add(1),
-            None => self.positions.partition_point(|at| *at <= position),
+            None => self.slots.partition_point(|slot| slot.position <= position),
         }
     }
 
@@ -151,22 +166,37 @@ impl Positions {
         appended.saturating_add_signed(fenwick_sum(&self.changes, slot))
     }
 
-    /// The first live slot at or after `slot` (`positions.len()` when none), pointing the
-    /// dropped slots passed straight at it.
+    /// The slot after `slot` in the walk over live slots.
+    fn next_of(&self, slot: usize) -> Option<usize> {
+        self.slots.get(slot).map(|found| found.next)
+    }
+
+    /// The first live slot at or after `slot` (`slots.len()` when none), pointing the dropped
+    /// slots passed straight at it.
     fn live_from(&mut self, slot: usize) -> usize {
         let mut at = slot;
-        while let Some(next) = self.next.get(at).copied().filter(|next| *next != at) {
+        while let Some(next) = self.next_of(at).filter(|next| *next != at) {
             at = next;
         }
         let found = at;
         let mut at = slot;
-        while let Some(next) = self.next.get_mut(at) {
-            if *next == at {
+        while let Some(walked) = self.slots.get_mut(at) {
+            if walked.next == at {
                 break;
             }
-            at = std::mem::replace(next, found);
+            at = std::mem::replace(&mut walked.next, found);
         }
         found
+    }
+
+    /// The tokens of slot `at` (0 once dropped).
+    fn tokens_of(&self, at: usize) -> u32 {
+        self.slots.get(at).map_or(0, |found| found.tokens)
+    }
+
+    /// Whether slot `at` holds a node.
+    fn is_node(&self, at: usize) -> bool {
+        self.slots.get(at).is_some_and(|found| found.node)
     }
 
     /// Applies event `seq`'s replace of `start..=end`, placing a node of `tokens` when `node`
@@ -181,26 +211,40 @@ impl Positions {
         let Some(slot) = self.slot(from) else {
             return LOST;
         };
-        if from > to || self.next.get(slot) != Some(&slot) {
+        if from > to || self.next_of(slot) != Some(slot) {
             return LOST;
         }
         let prefix = self.sum_before(slot);
         let last = self.slots_through(to);
         // The start's slot takes the new entry; the live slots after it in the range drop.
-        let mut first_dropped = (self.node.get(slot) == Some(&true)).then_some(from);
-        self.drop_entry(slot);
-        let mut at = self.live_from(slot.saturating_add(1));
+        let mut first_dropped = self.is_node(slot).then_some(from);
+        let after = slot.saturating_add(1);
+        // The live slots in `after..last` drop as a whole: one change at `after` takes their
+        // tokens out of every later sum (no sum inside the range is read again: its slots are
+        // dead).
+        let dropped = if last > after {
+            let through_slot = prefix.saturating_add(u64::from(self.tokens_of(slot)));
+            self.sum_before(last).saturating_sub(through_slot)
+        } else {
+            0
+        };
+        let replaced = self.drop_entry(slot);
+        let mut at = self.live_from(after);
         while at < last {
-            if first_dropped.is_none() && self.node.get(at) == Some(&true) {
-                first_dropped = self.positions.get(at).copied();
+            if first_dropped.is_none() && self.is_node(at) {
+                first_dropped = self.slots.get(at).map(|found| found.position);
             }
             self.drop_entry(at);
-            if let Some(next) = self.next.get_mut(at) {
-                *next = at.saturating_add(1);
+            if let Some(dropped) = self.slots.get_mut(at) {
+                dropped.next = at.saturating_add(1);
             }
             at = self.live_from(at.saturating_add(1));
         }
-        self.place(slot, seq, node);
+        if dropped > 0 {
+            let by = i64::try_from(dropped).unwrap_or(i64::MAX);
+            fenwick_add(&mut self.changes, after, 0i64.saturating_sub(by));
+        }
+        self.place(slot, seq, node, replaced);
         if from != seq {
             self.moved.insert(seq, from);
         }
@@ -215,38 +259,32 @@ impl Positions {
         }
     }
 
-    /// Takes the entry of `slot` out of the sums (and out of `moved`).
-    fn drop_entry(&mut self, slot: usize) {
-        let (Some(tokens), Some(position), Some(seq)) = (
-            self.tokens.get_mut(slot),
-            self.positions.get(slot),
-            self.seqs.get(slot),
-        ) else {
+    /// Takes the entry of `slot` out of `moved` and returns its tokens (the caller takes them
+    /// out of the sums).
+    fn drop_entry(&mut self, slot: usize) -> u32 {
+        let Some(dropped) = self.slots.get_mut(slot) else {
             debug_assert!(false, "a live slot exists");
-            return;
+            return 0;
         };
-        fenwick_add(
-            &mut self.changes,
-            slot,
-            0i64.saturating_sub(i64::from(*tokens)),
-        );
-        *tokens = 0;
-        if position != seq {
-            self.moved.remove(seq);
+        let tokens = std::mem::take(&mut dropped.tokens);
+        if dropped.position != dropped.seq {
+            let seq = dropped.seq;
+            self.moved.remove(&seq);
         }
+        tokens
     }
 
-    fn place(&mut self, slot: usize, seq: Seq, node: Option<u32>) {
+    /// Puts event `seq`'s entry in `slot`, whose entry of `replaced` tokens was dropped.
+    fn place(&mut self, slot: usize, seq: Seq, node: Option<u32>, replaced: u32) {
         let tokens = node.unwrap_or(0);
-        if let (Some(slot_seq), Some(slot_tokens), Some(slot_node)) = (
-            self.seqs.get_mut(slot),
-            self.tokens.get_mut(slot),
-            self.node.get_mut(slot),
-        ) {
-            *slot_seq = seq;
-            *slot_tokens = tokens;
-            *slot_node = node.is_some();
-            fenwick_add(&mut self.changes, slot, i64::from(tokens));
+        if let Some(placed) = self.slots.get_mut(slot) {
+            placed.seq = seq;
+            placed.tokens = tokens;
+            placed.node = node.is_some();
+            if tokens != replaced {
+                let by = i64::from(tokens).saturating_sub(i64::from(replaced));
+                fenwick_add(&mut self.changes, slot, by);
+            }
         } else {
             debug_assert!(false, "a replace places its node in an existing slot");
         }
@@ -349,7 +387,7 @@ mod tests {
 
     #[test]
     fn live_slots_are_walked_past_dropped_ones() {
-        let mut positions = Positions::new(1, 10);
+        let mut positions = Positions::new(1, 10, 10, 2);
         for seq in 1..=6 {
             assert!(positions.append(seq, 10));
         }

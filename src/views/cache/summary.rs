@@ -168,15 +168,6 @@ fn add(sum: &mut f64, count: &mut u32, value: Option<f64>) {
     }
 }
 
-/// The summary of `entries`.
-pub(super) fn of(entries: &[CacheEntry], options: &CacheOptions) -> CacheSummary {
-    let mut summing = Summing::new(options);
-    for entry in entries {
-        summing.add(entry);
-    }
-    summing.finish()
-}
-
 /// A summary summed one entry at a time, so that a forward-only reader keeps no entries.
 #[derive(Clone, Debug)]
 pub(super) struct Summing {
@@ -204,8 +195,9 @@ impl Summing {
         }
     }
 
-    /// Adds the next request's entry.
-    pub fn add(&mut self, entry: &CacheEntry) {
+    /// Adds the next request's entry, whose route's model is `model` and whose causes are
+    /// `causes` (the entry's own lists are not read).
+    pub fn add(&mut self, entry: &CacheEntry, model: Option<&str>, causes: &[CacheCause]) {
         let summary = &mut self.summary;
         summary.requests = summary.requests.saturating_add(1);
         summary.total_tokens += f64::from(entry.total_tokens);
@@ -251,13 +243,9 @@ impl Summing {
             self.read += cache_read;
             self.input += whole;
         }
-        let model = entry
-            .route
-            .as_ref()
-            .and_then(|route| route.model.as_deref());
-        let prices = self.options.prices_for(model).map(|(prices, _)| prices);
+        let prices = self.options.prices_of(model);
         let mut seen = [false; 8];
-        for cause in &entry.causes {
+        for cause in causes {
             let index = kind_index(cause);
             if let (Some(group), Some(seen)) = (self.groups.get_mut(index), seen.get_mut(index)) {
                 if !*seen {

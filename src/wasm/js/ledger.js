@@ -3,6 +3,14 @@
 
 const CAUSES = ["route", "tools", "system-rewrite", "compaction", "prune", "replacement", "series", "idle"];
 
+// An entry's flags, as src/wasm/ledger.rs sets them.
+const HAS_ROUTE = 1;
+const KNOWN = 2;
+const HAS_SHORTFALL = 4;
+const HAS_SAVED = 8;
+const HAS_COST = 16;
+const FULL_OBSERVED = 32;
+
 export function promptfoldCacheLedger(n, strings) {
   let at = 0;
   const next = () => n[at++];
@@ -48,45 +56,84 @@ export function promptfoldCacheLedger(n, strings) {
     }
   };
   // Members in the order of the Rust struct, so that JSON.stringify writes what serde writes.
+  // The flags (src/wasm/ledger.rs) say which optional parts follow; the common shapes are
+  // built as literals.
   const entry = () => {
-    const value = { seq: next(), readSeq: next() };
-    const hasRoute = next() === 1;
-    const entryRoute = route();
-    if (hasRoute) value.route = entryRoute;
-    value.totalTokens = next();
-    value.supersededSystemTokens = next();
-    value.toolsTokens = next();
-    put(value, "keptTokens", next());
-    put(value, "newTokens", next());
-    put(value, "brokenTokens", next());
-    const observed = {};
-    put(observed, "inputTokens", next());
-    put(observed, "outputTokens", next());
-    put(observed, "cacheReadTokens", next());
-    put(observed, "cacheWriteTokens", next());
-    put(observed, "uncachedInputTokens", next());
-    const shortfall = next();
-    const saved = next();
+    const flags = n[at++];
+    const seq = n[at++];
+    const readSeq = n[at++];
+    let value;
+    if (flags & HAS_ROUTE) {
+      const provider = n[at++];
+      const model = n[at++];
+      let entryRoute;
+      if (Number.isNaN(provider) || Number.isNaN(model)) {
+        entryRoute = {};
+        if (!Number.isNaN(provider)) entryRoute.provider = strings[provider];
+        if (!Number.isNaN(model)) entryRoute.model = strings[model];
+      } else {
+        entryRoute = { provider: strings[provider], model: strings[model] };
+      }
+      value = {
+        seq,
+        readSeq,
+        route: entryRoute,
+        totalTokens: n[at++],
+        supersededSystemTokens: n[at++],
+        toolsTokens: n[at++],
+      };
+    } else {
+      value = { seq, readSeq, totalTokens: n[at++], supersededSystemTokens: n[at++], toolsTokens: n[at++] };
+    }
+    if (flags & KNOWN) {
+      value.keptTokens = n[at++];
+      value.newTokens = n[at++];
+      value.brokenTokens = n[at++];
+    }
+    let observed;
+    if (flags & FULL_OBSERVED) {
+      observed = {
+        inputTokens: n[at++],
+        outputTokens: n[at++],
+        cacheReadTokens: n[at++],
+        cacheWriteTokens: n[at++],
+        uncachedInputTokens: n[at++],
+      };
+    } else {
+      observed = {};
+      put(observed, "inputTokens", next());
+      put(observed, "outputTokens", next());
+      put(observed, "cacheReadTokens", next());
+      put(observed, "cacheWriteTokens", next());
+      put(observed, "uncachedInputTokens", next());
+    }
+    const shortfall = flags & HAS_SHORTFALL ? n[at++] : undefined;
+    const saved = flags & HAS_SAVED ? n[at++] : undefined;
     let cost;
-    if (next() === 1) {
+    if (flags & HAS_COST) {
       cost = {
-        input: next(),
-        cacheRead: next(),
-        cacheWrite: next(),
-        output: next(),
-        total: next(),
-        estimated: next() === 1,
+        input: n[at++],
+        cacheRead: n[at++],
+        cacheWrite: n[at++],
+        output: n[at++],
+        total: n[at++],
+        estimated: n[at++] === 1,
       };
       const model = optionalText();
       if (model !== undefined) cost.model = model;
     }
-    const count = next();
-    const causes = new Array(count);
-    for (let i = 0; i < count; i++) causes[i] = cause();
+    const count = n[at++];
+    let causes;
+    if (count === 0) {
+      causes = [];
+    } else {
+      causes = new Array(count);
+      for (let i = 0; i < count; i++) causes[i] = cause();
+    }
     value.causes = causes;
     value.observed = observed;
-    put(value, "shortfallTokens", shortfall);
-    put(value, "savedTokens", saved);
+    if (shortfall !== undefined) value.shortfallTokens = shortfall;
+    if (saved !== undefined) value.savedTokens = saved;
     if (cost !== undefined) value.cost = cost;
     return value;
   };
