@@ -1,7 +1,6 @@
 //! The JavaScript API (feature `wasm`): a thin layer that converts JS values to the core's types
 //! and back, and turns [`crate::Error`] into JS `Error`s with a stable `code`.
 
-mod allocator;
 mod batch;
 mod bytes;
 mod cache;
