@@ -30,7 +30,8 @@ fi
 cargo_flags=(--target wasm32-unknown-unknown --lib --features wasm)
 [ "$profile" = release ] && cargo_flags+=(--release)
 cargo build "${cargo_flags[@]}"
-wasm="target/wasm32-unknown-unknown/$profile/promptfold.wasm"
+# cargo writes where CARGO_TARGET_DIR says, when it is set.
+wasm="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/$profile/promptfold.wasm"
 
 # wasm-opt (measured on the release wasm at ac76e38, gzip -9: 148,503 with -Oz alone): -Os to a
 # fixed point (--converge) writes a smaller module after gzip than -Oz (-900 bytes); a function
