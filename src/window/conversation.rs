@@ -9,7 +9,7 @@ use crate::front_vec::{FrontVec, Spare};
 use crate::input::event::{EventKind, Seq, SessionEvent, TurnField};
 use crate::input::intern::JsonInterner;
 use crate::input::json::JsonValue;
-use crate::input::parse::fed::complete_lines;
+use crate::input::parse::fed::{complete_lines, copy_bytes, keep_bytes};
 use crate::input::parse::framing::{Framing, Numbering, Rows};
 use crate::input::parse::{parse_fed_lines, parse_rows, parse_text_rows};
 use crate::room::{headroom, try_room};
@@ -408,10 +408,11 @@ impl Conversation {
     }
 
     fn feed_bytes(&mut self, chunk: &[u8]) -> Result<ConversationChange, Error> {
-        let Some((lines, rest)) = complete_lines(&self.unfinished, chunk) else {
-            self.unfinished.extend_from_slice(chunk);
+        let Some((lines, rest)) = complete_lines(&self.unfinished, chunk)? else {
+            keep_bytes(&mut self.unfinished, chunk)?;
             return Ok(self.unchanged());
         };
+        let rest = copy_bytes(rest)?;
         let framing = self.framing(Call::Feed, true);
         let lines_before = self.lines_read;
         let rows = parse_fed_lines(&lines, &mut self.interner, framing)
@@ -419,7 +420,7 @@ impl Conversation {
         let read = rows.lines;
         let change = self.apply(Call::Feed, rows, self.has_more)?;
         self.text_read(Call::Feed, read);
-        self.unfinished = rest.to_vec();
+        self.unfinished = rest;
         Ok(change)
     }
 

@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::input::event::{EventKind, Seq};
 use crate::input::intern::JsonInterner;
 use crate::input::json::JsonValue;
-use crate::input::parse::fed::complete_lines;
+use crate::input::parse::fed::{complete_lines, copy_bytes, keep_bytes};
 use crate::input::parse::framing::{Framing, Numbering};
 use crate::input::parse::parse_fed_lines;
 use crate::views::cache::forward::Forward;
@@ -96,10 +96,11 @@ impl LedgerStream {
     pub fn feed<'a>(&mut self, chunk: impl Into<JsonText<'a>>) -> Result<(), Error> {
         let chunk = chunk.into();
         let chunk = chunk.as_bytes();
-        let Some((lines, rest)) = complete_lines(&self.unfinished, chunk) else {
-            self.unfinished.extend_from_slice(chunk);
+        let Some((lines, rest)) = complete_lines(&self.unfinished, chunk)? else {
+            keep_bytes(&mut self.unfinished, chunk)?;
             return Ok(());
         };
+        let rest = copy_bytes(rest)?;
         let framing = Framing {
             header: self.events == 0 && self.session.is_none(),
             numbering: self.numbering,
@@ -124,7 +125,7 @@ impl LedgerStream {
         }
         self.numbering = rows.numbering;
         self.lines_read = self.lines_read.saturating_add(rows.lines);
-        self.unfinished = rest.to_vec();
+        self.unfinished = rest;
         Ok(())
     }
 

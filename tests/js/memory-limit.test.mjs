@@ -143,3 +143,32 @@ test("the module works after running out of memory", () => {
   conversation.free();
   fresh.free();
 });
+
+test("windows kept until the memory is full: every load of JSON lines ends in OUT_OF_MEMORY, never an abort", () => {
+  // Each load reads its text in pieces as feed does; near the limit any of its allocations can
+  // be the one that fails (the join of a kept line start with the next piece did abort). Ever
+  // smaller logs fill the memory ever closer to its limit.
+  const kept = [];
+  for (const count of [20_000, 4_000, 800, 160, 30]) {
+    const text = log(count, 11);
+    let failures = 0;
+    for (let round = 0; round < 2_000 && failures < 3; round++) {
+      const conversation = new Conversation();
+      try {
+        conversation.loadJson(text);
+        kept.push(conversation);
+      } catch (error) {
+        assert.equal(error.code, "OUT_OF_MEMORY", `${count} events: ${error}`);
+        assert.equal(conversation.length, 0);
+        conversation.free();
+        failures += 1;
+      }
+    }
+    assert.equal(failures, 3, `the memory was meant to fill up with logs of ${count} events`);
+  }
+  for (const conversation of kept) conversation.free();
+  const after = new Conversation();
+  after.loadJson(small);
+  assert.ok(after.length > 0);
+  after.free();
+});

@@ -9,6 +9,17 @@ use super::{with_lines, Batch, RawEvent};
 use crate::error::Error;
 use crate::input::intern::JsonInterner;
 use crate::input::json::reader::{Container, Failed, Memory, Reader, Remembered, Step, SLOTS};
+use crate::room::try_room;
+
+/// `stream.more(read)`, or a return of its [`Error::OutOfMemory`] as the batch's error.
+macro_rules! more {
+    ($stream:expr, $read:expr) => {
+        match $stream.more($read) {
+            Ok(more) => more,
+            Err(error) => return Streamed::Read(Err(error)),
+        }
+    };
+}
 
 /// What reading a streamed batch came to.
 #[derive(Debug)]
@@ -41,7 +52,9 @@ pub(crate) fn parse_streamed(
         if at_start && stream.filled >= BOM.len() {
             at_start = false;
             if stream.text().starts_with(BOM.as_bytes()) {
-                stream.more(BOM.len());
+                if let Err(error) = stream.more(BOM.len()) {
+                    return Streamed::Read(Err(error));
+                }
                 continue;
             }
         }
@@ -50,7 +63,7 @@ pub(crate) fn parse_streamed(
             Some(b'{') => return read_lines(stream, interner, framing),
             Some(_) => return Streamed::NeedsWholeText,
             None => {
-                if !stream.more(stream.filled) {
+                if !more!(stream, stream.filled) {
                     return Streamed::Read(Batch::new(framing).finish(None));
                 }
             }
@@ -149,9 +162,10 @@ impl<'a> Stream<'a> {
     /// Drops the text before byte `read` and appends pieces until the text at least doubles (so
     /// an event longer than many pieces is read again only a logarithmic number of times);
     /// `false` when the text was already over.
-    fn more(&mut self, read: usize) -> bool {
+    /// [`Error::OutOfMemory`] when the memory cannot hold the longer text.
+    fn more(&mut self, read: usize) -> Result<bool, Error> {
         if self.ended {
-            return false;
+            return Ok(false);
         }
         self.buffer
             .copy_within(read.min(self.filled)..self.filled, 0);
@@ -160,6 +174,8 @@ impl<'a> Stream<'a> {
         loop {
             let end = self.filled.saturating_add(PIECE_ROOM);
             if self.buffer.len() < end {
+                let missing = end.saturating_sub(self.buffer.len());
+                try_room(&mut self.buffer, missing)?;
                 self.buffer.resize(end, 0);
             }
             let room = self.buffer.get_mut(self.filled..end).unwrap_or_default();
@@ -172,7 +188,7 @@ impl<'a> Stream<'a> {
                 break;
             }
         }
-        true
+        Ok(true)
     }
 }
 
@@ -217,7 +233,7 @@ fn read_array(mut stream: Stream<'_>, interner: &mut JsonInterner, framing: Fram
         if let Some(remembered) = stream.newly_remembered(remembered) {
             stream.keep(remembered);
         }
-        if !stream.more(read) {
+        if !more!(stream, read) {
             return Streamed::NeedsWholeText;
         }
         read = 0;
@@ -268,7 +284,7 @@ fn finish(mut stream: Stream<'_>, mut read: usize, batch: Batch) -> Streamed {
             return Streamed::NeedsWholeText;
         }
         read = stream.filled;
-        if !stream.more(read) {
+        if !more!(stream, read) {
             return Streamed::Read(batch.finish(None));
         }
         read = 0;
@@ -289,7 +305,7 @@ fn read_lines(mut stream: Stream<'_>, interner: &mut JsonInterner, framing: Fram
             lines = lines.saturating_add(1);
             read = end.saturating_add(1);
         }
-        if !stream.more(read) {
+        if !more!(stream, read) {
             let end = stream.filled;
             if let Err(at_end) = read_line(&mut stream, read..end, &mut batch, interner) {
                 if !(framing.torn_tail && at_end) {
