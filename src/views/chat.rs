@@ -211,19 +211,71 @@ struct Placed {
 }
 
 /// What the cards know of one step of a turn: its loaded start, and the last card its rule
-/// anchors in it.
+/// anchors in it. Kept as three numbers and a byte of which are set (24 bytes in wasm32, where
+/// three options took 40): the chat keeps one per turn or step start.
 #[derive(Clone, Copy, Debug, Default)]
 struct StepSlot {
-    start: Option<Seq>,
+    start: Seq,
     /// For step 1: the loaded start of its turn, which anchors the step's cards first.
-    turn_start: Option<Seq>,
-    last_card: Option<usize>,
+    turn_start: Seq,
+    last_card: usize,
+    /// Which of the three are set: [`HAS_START`], [`HAS_TURN_START`], [`HAS_LAST_CARD`].
+    set: u8,
 }
+
+/// See [`StepSlot::set`].
+const HAS_START: u8 = 1;
+/// See [`StepSlot::set`].
+const HAS_TURN_START: u8 = 2;
+/// See [`StepSlot::set`].
+const HAS_LAST_CARD: u8 = 4;
 
 impl StepSlot {
     /// Where the cards of the step's rule are anchored; none for at their own seqs.
     fn anchor(&self) -> Option<Seq> {
-        self.turn_start.or(self.start)
+        self.turn_start().or(self.start())
+    }
+
+    fn get<T: Copy>(&self, flag: u8, value: T) -> Option<T> {
+        (self.set & flag != 0).then_some(value)
+    }
+
+    fn put(&mut self, flag: u8, set: bool) {
+        self.set = if set {
+            self.set | flag
+        } else {
+            self.set & !flag
+        };
+    }
+
+    fn start(&self) -> Option<Seq> {
+        self.get(HAS_START, self.start)
+    }
+
+    fn turn_start(&self) -> Option<Seq> {
+        self.get(HAS_TURN_START, self.turn_start)
+    }
+
+    fn last_card(&self) -> Option<usize> {
+        self.get(HAS_LAST_CARD, self.last_card)
+    }
+
+    fn set_start(&mut self, start: Option<Seq>) {
+        self.put(HAS_START, start.is_some());
+        self.start = start.unwrap_or_default();
+    }
+
+    fn set_turn_start(&mut self, start: Option<Seq>) {
+        self.put(HAS_TURN_START, start.is_some());
+        self.turn_start = start.unwrap_or_default();
+    }
+
+    /// Sets the last card and returns the one before.
+    fn replace_last_card(&mut self, card: Option<usize>) -> Option<usize> {
+        let before = self.last_card();
+        self.put(HAS_LAST_CARD, card.is_some());
+        self.last_card = card.unwrap_or_default();
+        before
     }
 }
 
@@ -439,7 +491,7 @@ impl ChatBuilder {
         let mut previous_in_step = None;
         if let AnchorRule::Step(turn, step) = rule {
             if let Some(slot) = self.steps.slot((turn, step)) {
-                previous_in_step = slot.last_card.replace(index);
+                previous_in_step = slot.replace_last_card(Some(index));
                 card.anchor_seq = slot.anchor().unwrap_or(card.seq);
             }
         }
@@ -467,14 +519,12 @@ impl ChatBuilder {
             debug_assert!(false, "a step's slot is made when it is looked up");
             return Vec::new();
         };
-        let start = match turn_start {
-            true => &mut slot.turn_start,
-            false => &mut slot.start,
-        };
-        if start.is_some() {
-            return Vec::new();
+        let start = Some(seen.event.seq);
+        match turn_start {
+            true if slot.turn_start().is_none() => slot.set_turn_start(start),
+            false if slot.start().is_none() => slot.set_start(start),
+            _ => return Vec::new(),
         }
-        *start = Some(seen.event.seq);
         let moved = reanchor(&mut self.cards, slot);
         self.pending.extend_from_slice(&moved);
         moved
@@ -496,15 +546,15 @@ impl ChatBuilder {
                 .zip(placed.card.step)
                 .and_then(|key| steps.slot(key))
             {
-                slot.last_card = None;
+                slot.replace_last_card(None);
             }
         }
         // A first start wins, and this walk saw every event up to the join.
         for (key, walked) in old.steps.iter() {
             if let Some(merged) = steps.slot(key) {
-                merged.start = walked.start.or(merged.start);
-                merged.turn_start = walked.turn_start.or(merged.turn_start);
-                merged.last_card = walked.last_card;
+                merged.set_start(walked.start().or(merged.start()));
+                merged.set_turn_start(walked.turn_start().or(merged.turn_start()));
+                merged.replace_last_card(walked.last_card());
                 let moved = reanchor(&mut self.cards, merged);
                 self.pending.extend(moved);
             }
@@ -708,7 +758,7 @@ fn position_key(index: usize) -> i64 {
 fn reanchor(cards: &mut [Placed], slot: &StepSlot) -> Vec<usize> {
     let anchor = slot.anchor();
     let mut moved = Vec::new();
-    let mut next = slot.last_card;
+    let mut next = slot.last_card();
     while let Some(index) = next {
         let Some(placed) = cards.get_mut(index) else {
             debug_assert!(false, "a step's chain of cards names cards of the list");
@@ -793,10 +843,12 @@ mod tests {
         ];
         for (seq, key) in (0..).zip(keys) {
             let slot = steps.slot(key).expect("a slot");
-            slot.start = slot.start.or(Some(seq));
+            slot.set_start(slot.start().or(Some(seq)));
         }
-        let mut firsts: Vec<((u64, u64), Option<Seq>)> =
-            steps.iter().map(|(key, slot)| (key, slot.start)).collect();
+        let mut firsts: Vec<((u64, u64), Option<Seq>)> = steps
+            .iter()
+            .map(|(key, slot)| (key, slot.start()))
+            .collect();
         firsts.sort();
         let expected = vec![
             ((0, 9), Some(4)),
@@ -809,7 +861,7 @@ mod tests {
         ];
         assert_eq!(firsts, expected);
         for (key, start) in expected {
-            assert_eq!(steps.slot(key).and_then(|slot| slot.start), start);
+            assert_eq!(steps.slot(key).and_then(|slot| slot.start()), start);
         }
     }
 }

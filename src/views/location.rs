@@ -20,6 +20,40 @@ impl Location {
     }
 }
 
+/// A [`Location`] as the trajectory keeps it for every header and step start: two words, with
+/// `u64::MAX` for none (an event's turn and step are at most 2^53 - 1, and a location only
+/// holds values of events).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PackedLocation {
+    turn: u64,
+    step: u64,
+}
+
+/// [`PackedLocation`]'s none.
+const NONE: u64 = u64::MAX;
+
+impl PackedLocation {
+    /// The location, unpacked.
+    #[inline]
+    pub fn get(self) -> Location {
+        Location {
+            turn: (self.turn != NONE).then_some(self.turn),
+            step: (self.step != NONE).then_some(self.step),
+        }
+    }
+}
+
+impl From<Location> for PackedLocation {
+    #[inline]
+    fn from(location: Location) -> PackedLocation {
+        debug_assert!(location.turn != Some(NONE) && location.step != Some(NONE));
+        PackedLocation {
+            turn: location.turn.unwrap_or(NONE),
+            step: location.step.unwrap_or(NONE),
+        }
+    }
+}
+
 /// Walks a window in seq order and gives each event its location.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Locator {

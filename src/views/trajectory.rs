@@ -13,7 +13,7 @@ use crate::input::json::stringify::serialize_js_number;
 use crate::pair_hash::StepMap;
 use crate::room::try_room;
 use crate::views::chat::{CardKey, CardSource};
-use crate::views::location::Location;
+use crate::views::location::PackedLocation;
 use crate::views::observe::Census;
 use crate::views::observe::Observed;
 
@@ -103,7 +103,7 @@ struct Fact {
     source: CardSource,
     seq: Seq,
     time: Time,
-    location: Location,
+    location: PackedLocation,
     prompt: PromptSnapshot,
     change: Option<Box<PromptChange>>,
 }
@@ -120,8 +120,8 @@ impl Fact {
             time: self.time,
             prompt: self.prompt.clone(),
             change: self.change.as_deref().cloned(),
-            turn: self.location.turn,
-            step: self.location.step,
+            turn: self.location.get().turn,
+            step: self.location.get().step,
         }
     }
 }
@@ -161,7 +161,7 @@ pub(crate) struct TrajectoryBuilder {
     #[allow(clippy::vec_box)]
     headers: Vec<Box<Fact>>,
     known_prompts: Vec<SystemPromptNode>,
-    step_starts: Vec<(Seq, Location)>,
+    step_starts: Vec<(Seq, PackedLocation)>,
     latest_real: Option<usize>,
     carried: Option<Synthetic>,
     /// The requests' links, made by the first slice of the requests and kept up to date by the
@@ -225,7 +225,8 @@ impl TrajectoryBuilder {
         }
         if matches!(seen.event.kind, EventKind::StepStart) {
             self.note_step(seen.location.step_key());
-            self.step_starts.push((seen.event.seq, seen.location));
+            self.step_starts
+                .push((seen.event.seq, seen.location.into()));
             return true;
         }
         before != (self.headers.len(), self.known_prompts.len())
@@ -320,7 +321,7 @@ impl TrajectoryBuilder {
             source,
             seq: seen.event.seq,
             time: seen.event.time,
-            location: seen.location,
+            location: seen.location.into(),
             prompt,
             change: change.map(Box::new),
         }));
@@ -350,7 +351,7 @@ impl TrajectoryBuilder {
         old.headers.drain(..facts);
         self.headers.append(&mut old.headers);
         if let Some((_, first)) = old.step_starts.get(starts) {
-            self.note_step(first.step_key());
+            self.note_step(first.get().step_key());
             self.keys_disordered |= old.keys_disordered;
             self.last_key = old.last_key;
         }
@@ -395,7 +396,7 @@ impl TrajectoryBuilder {
         let old = self.step_starts.get(..before).unwrap_or_default();
         let mut first = before;
         for fact in self.headers.get(facts..).unwrap_or_default() {
-            let Some(key) = fact.location.step_key() else {
+            let Some(key) = fact.location.get().step_key() else {
                 continue;
             };
             if self.keys_disordered {
@@ -403,7 +404,7 @@ impl TrajectoryBuilder {
             }
             // The steps ascend: each has one request, found by a search.
             if let Ok(at) =
-                old.binary_search_by_key(&Some(key), |(_, location)| location.step_key())
+                old.binary_search_by_key(&Some(key), |(_, location)| location.get().step_key())
             {
                 first = first.min(at);
             }
@@ -517,7 +518,7 @@ impl TrajectoryBuilder {
 /// Adds the facts of `facts` from index `from` on to `entries` (see `Facts::step_entries`).
 fn add_entries(entries: &mut StepMap<StepEntry>, facts: &[Box<Fact>], from: usize) {
     for (index, fact) in facts.iter().enumerate().skip(from) {
-        let Some(key) = fact.location.step_key() else {
+        let Some(key) = fact.location.get().step_key() else {
             continue;
         };
         let entry = entries.entry(key).or_insert(StepEntry {
@@ -550,7 +551,7 @@ struct Links {
 struct Facts<'a> {
     headers: &'a [Box<Fact>],
     known_prompts: &'a [SystemPromptNode],
-    step_starts: &'a [(Seq, Location)],
+    step_starts: &'a [(Seq, PackedLocation)],
 }
 
 impl Facts<'_> {
@@ -598,6 +599,7 @@ impl Facts<'_> {
             return RequestLink::default();
         };
         let source = location
+            .get()
             .step_key()
             .and_then(|key| entries.get(&key))
             .map(|entry| {
@@ -649,8 +651,8 @@ impl Facts<'_> {
             .cloned();
         Some(TrajectoryRequest {
             start_seq: *start_seq,
-            turn: location.turn,
-            step: location.step,
+            turn: location.get().turn,
+            step: location.get().step,
             request_config: prompt.as_ref().and_then(|prompt| prompt.config.clone()),
             prompt,
             prompt_change,

@@ -58,8 +58,10 @@ pub(crate) struct Analysis {
     /// The state after each relevant event, at the index of its seq in `state_seqs`.
     states: Vec<SystemPromptState>,
     /// The inspection of each header against the previous loaded header, with the header's seq;
-    /// boxed, so that a prepend moves a pointer per kept inspection, not the inspection.
-    inspections: Vec<(Seq, Box<RequestPromptInspection>)>,
+    /// boxed, so that a prepend moves a pointer per kept inspection, not the inspection (and
+    /// the seq in the box: a list item of 4 bytes in wasm32 instead of 16).
+    #[allow(clippy::vec_box)]
+    inspections: Vec<Box<Inspected>>,
     chat: ChatBuilder,
     trajectory: TrajectoryBuilder,
     /// The context after every surface event.
@@ -133,12 +135,13 @@ impl Analysis {
         let location = self.locator.locate(event);
         let before = self.states.last();
         let inspection = event.header().map(|header| {
-            let previous = self.inspections.last().map(|(_, last)| &last.prompt);
+            let previous = self.inspections.last().map(|last| &last.inspection.prompt);
             let system = before.and_then(|state| state.effective());
             // Boxed where it is made: moved into a box when pushed, it was copied twice.
-            Box::new(inspect_header(
-                previous, event.seq, event.time, header, system,
-            ))
+            Box::new(Inspected {
+                seq: event.seq,
+                inspection: inspect_header(previous, event.seq, event.time, header, system),
+            })
         });
         let folded = event
             .is_relevant()
@@ -149,7 +152,7 @@ impl Analysis {
             location,
             before,
             after: folded.as_ref().or(before),
-            inspection: inspection.as_deref(),
+            inspection: inspection.as_deref().map(|inspected| &inspected.inspection),
         };
         let cards = self.chat.observe(&seen);
         delta.added.extend(cards.added);
@@ -160,7 +163,7 @@ impl Analysis {
             self.states.push(after);
         }
         if let Some(inspection) = inspection {
-            self.inspections.push((event.seq, inspection));
+            self.inspections.push(inspection);
         }
     }
 
@@ -200,11 +203,11 @@ impl Analysis {
     pub fn request_at(&self, seq: Seq) -> Option<&RequestPromptInspection> {
         let index = self
             .inspections
-            .binary_search_by_key(&seq, |(header_seq, _)| *header_seq)
+            .binary_search_by_key(&seq, |inspected| inspected.seq)
             .ok()?;
         self.inspections
             .get(index)
-            .map(|(_, inspection)| &**inspection)
+            .map(|inspected| &inspected.inspection)
     }
 
     /// One line per event of `events`: the events this analysis walked, or a run of them.
@@ -350,7 +353,7 @@ impl Analysis {
         profile.list("states", &self.states);
         SystemPromptState::heap_profile(&self.states, profile);
         profile.list("inspections", &self.inspections);
-        let boxed = std::mem::size_of::<RequestPromptInspection>();
+        let boxed = std::mem::size_of::<Inspected>();
         profile.add(
             "inspections (boxed)",
             self.inspections.len(),
@@ -368,6 +371,13 @@ impl Analysis {
             trajectory: self.trajectory(),
         }
     }
+}
+
+/// A header's inspection with the header's seq, which the list of inspections is searched by.
+#[derive(Clone, Debug)]
+struct Inspected {
+    seq: Seq,
+    inspection: RequestPromptInspection,
 }
 
 /// About the bytes a walk of `census` allocates besides its lists (per header an inspection

@@ -94,7 +94,9 @@ impl Analysis {
         }
         self.state_seqs.append(&mut old.state_seqs.split_off(cut));
         self.states.append(&mut old.states.split_off(cut));
-        let cut = old.inspections.partition_point(|(seq, _)| *seq <= through);
+        let cut = old
+            .inspections
+            .partition_point(|inspected| inspected.seq <= through);
         old.inspections.drain(..cut);
         self.inspections.append(&mut old.inspections);
         self.locator = old.locator.clone();
@@ -107,13 +109,15 @@ impl Analysis {
 fn same_last_header(new: &Analysis, old: &Analysis, seq: Seq) -> bool {
     let index = old
         .inspections
-        .partition_point(|(header_seq, _)| *header_seq <= seq);
+        .partition_point(|inspected| inspected.seq <= seq);
     let old_last = index
         .checked_sub(1)
         .and_then(|index| old.inspections.get(index));
     match (new.inspections.last(), old_last) {
         (None, None) => true,
-        (Some((a, new)), Some((b, old))) => a == b && new.prompt == old.prompt,
+        (Some(new), Some(old)) => {
+            new.seq == old.seq && new.inspection.prompt == old.inspection.prompt
+        }
         _ => false,
     }
 }
