@@ -43,11 +43,19 @@ function task(Conversation, name, input) {
     appendBytes: window(input.head),
     prependText: window(input.tail, { hasMore: true }),
   };
+  // Each fresh window is returned (not its change report) so that it is freed after the clock
+  // stops: a window left to the garbage collector keeps its wasm memory, and the module's
+  // memory then grows with every call.
+  const fresh = (fill) => () => {
+    const conversation = new Conversation();
+    fill(conversation);
+    return conversation;
+  };
   const calls = {
-    loadJson: () => new Conversation().loadJson(input.text),
-    load: () => new Conversation().load(input.events),
+    loadJson: fresh((conversation) => conversation.loadJson(input.text)),
+    load: fresh((conversation) => conversation.load(input.events)),
     views: () => loaded.views(),
-    feedText: () => new Conversation().loadJson(input.lines),
+    feedText: fresh((conversation) => conversation.loadJson(input.lines)),
     appendText: (conversation) => conversation.appendJson(input.rest),
     appendBytes: (conversation) => conversation.appendJson(input.restBytes),
     prependText: (conversation) => conversation.prependJson(input.page),
