@@ -91,7 +91,7 @@ pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Scan {
     let span =
         usize::try_from(last.saturating_sub(window_start)).map_or(0, |d| d.saturating_add(1));
     let replace_count = (input.events.iter())
-        .filter(|event| matches!(event.surface_op, Some(SurfaceOp::Replace { .. })))
+        .filter(|event| matches!(event.surface_op(), Some(SurfaceOp::Replace { .. })))
         .count();
     let mut positions = Positions::new(window_start, input.events.len(), span, replace_count);
     let mut gaps = Vec::with_capacity(requests.len());
@@ -149,7 +149,7 @@ pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Scan {
             header = Some(Rc::clone(found));
         }
         let node = node_of(event);
-        match event.surface_op {
+        match event.surface_op() {
             Some(SurfaceOp::Replace { start, end }) => {
                 let replaced = positions.replace(event.seq, (start, end), node.map(|n| n.1));
                 lost |= replaced.lost;
