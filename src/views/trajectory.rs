@@ -511,13 +511,19 @@ impl TrajectoryBuilder {
     /// the first one that the facts and step starts added since reach (after a live append, the
     /// last ones), or all of them after a prepend.
     pub fn requests(&self, range: std::ops::Range<usize>) -> Vec<TrajectoryRequest> {
-        if let Some(links) = self.placed_links(range.clone()) {
-            let start = range.start;
-            return links
-                .into_iter()
-                .zip(start..)
-                .filter_map(|(link, index)| self.facts().request(index, link))
-                .collect();
+        // Each request linked by itself when the facts are placed by their steps (see
+        // `placed_link`): none when they are not, or a link looks at too many facts.
+        let count = self.step_starts.len();
+        let view = self.facts();
+        let placed = (!self.keys_disordered && self.misplaced.is_none())
+            .then(|| {
+                (range.start.min(count)..range.end.min(count))
+                    .map(|index| view.request(index, view.placed_link(index)?))
+                    .collect::<Option<Vec<_>>>()
+            })
+            .flatten();
+        if let Some(requests) = placed {
+            return requests;
         }
         let mut fresh = Links::default();
         let mut kept = self.links.try_borrow_mut();
@@ -538,24 +544,6 @@ impl TrajectoryBuilder {
             .zip(start..)
             .filter_map(|(link, index)| self.facts().request(index, *link))
             .collect()
-    }
-
-    /// The links of the requests of `range` (clamped), each found by itself at the cost of the
-    /// facts of its step and of the change it carries; none when the facts are not placed by
-    /// their steps (see `misplaced`) or a question looks at more than [`PLACED_SCAN`] facts.
-    fn placed_links(&self, range: std::ops::Range<usize>) -> Option<Vec<RequestLink>> {
-        if self.keys_disordered || self.misplaced.is_some() {
-            return None;
-        }
-        let count = self.step_starts.len();
-        let range = range.start.min(count)..range.end.min(count);
-        let view = self.facts();
-        let mut links = Vec::new();
-        try_room(&mut links, range.len()).ok()?;
-        for index in range {
-            links.push(view.placed_link(index)?);
-        }
-        Some(links)
     }
 
     /// Brings `links` up to date with the facts and step starts.
@@ -773,6 +761,7 @@ impl Facts<'_> {
     }
 
     /// How many facts come before request `index`'s start (all of them past the last).
+    #[inline(never)]
     fn facts_before(&self, index: usize) -> usize {
         self.step_starts
             .get(index)
@@ -784,6 +773,7 @@ impl Facts<'_> {
     /// The latest fact located in request `index`'s step and the latest of them with a change
     /// (as `step_entries` finds them), none when the step has no fact; none at all when that
     /// takes looking at more than [`PLACED_SCAN`] facts.
+    #[inline(never)]
     fn step_sources(&self, index: usize) -> Option<Option<(usize, Option<usize>)>> {
         let key = self.step_starts.get(index)?.1.step_key();
         let from = index
@@ -842,16 +832,17 @@ impl Facts<'_> {
             (fact.seq, fact.location.step_key())
         };
         let after = self.step_starts.partition_point(|(start, _)| *start < seq);
-        let own = [after.checked_sub(1), Some(after)]
-            .into_iter()
-            .flatten()
-            .find(|request| {
-                key.is_some()
-                    && self
-                        .step_starts
-                        .get(*request)
-                        .is_some_and(|(_, location)| location.step_key() == key)
-            });
+        let in_step = |request: usize| {
+            key.is_some()
+                && self
+                    .step_starts
+                    .get(request)
+                    .is_some_and(|(_, location)| location.step_key() == key)
+        };
+        let own = match after.checked_sub(1) {
+            Some(before) if in_step(before) => Some(before),
+            _ => in_step(after).then_some(after),
+        };
         if let Some(own) = own {
             if let Some((_, Some(latest))) = self.step_sources(own)? {
                 if latest == fact {
