@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { sessionEvents } from '../tests/js/kit/session.mjs';
 import { startDemo } from './harness.mjs';
 
 const sessions = fileURLToPath(new URL('../examples/sessions/', import.meta.url));
@@ -157,6 +158,29 @@ test('Follow: a chosen file that grows is fed its new bytes; markup in the heade
   assert.match(await page.getByTestId('follow-state').innerText(), new RegExp(`${(text.length - cut).toLocaleString('en')} new bytes`));
   await page.getByTestId('follow').uncheck();
   assert.equal(await page.getByTestId('follow-state').count(), 0);
+});
+
+test('a file over the page\'s 48 KiB opens in the worker; a JSON array of that size on the page', async () => {
+  const events = [...sessionEvents({ profile: 'small', seed: 5, maxBytes: 120_000 })];
+  const lines = Buffer.from(events.map((event) => `${JSON.stringify(event)}\n`).join(''));
+  assert.ok(lines.length > 48 << 10, 'the file is over the threshold (www/big-session.js: SMALL_FILE_BYTES)');
+  const expected = new Conversation();
+  try {
+    expected.loadJson(lines);
+    const counts = expected.viewCounts();
+    await page.getByTestId('open-log').setInputFiles({ name: 'mid.jsonl', mimeType: 'application/octet-stream', buffer: lines });
+    await page.waitForFunction(() => document.querySelector('#big-session')?.dataset.state === 'loaded');
+    assert.equal(await page.locator('#layout').isVisible(), false);
+    assert.equal(await page.getByTestId('big-session').getAttribute('data-cards'), String(counts.cards));
+    assert.equal(await page.getByTestId('big-session').getAttribute('data-requests'), String(counts.requests));
+  } finally {
+    expected.free();
+  }
+  const array = Buffer.from(JSON.stringify(events));
+  await open('mid.json', array);
+  assert.equal(await page.locator('#layout').isVisible(), true);
+  assert.equal(await page.getByTestId('big-session').isVisible(), false);
+  assert.deepEqual(await cardKeys(), libraryRead(array).cards);
 });
 
 test('no console errors or page errors', () => {

@@ -99,6 +99,28 @@ impl<T: Spare> FrontVec<T> {
         slots.saturating_mul(std::mem::size_of::<T>())
     }
 
+    /// The bytes [`FrontVec::prepend_last`] of `added` items allocates, at most.
+    pub fn prepend_last_bytes(&self, added: usize) -> usize {
+        let items = self.slots.len().saturating_sub(self.start);
+        let slots = items.saturating_add(added);
+        slots.saturating_mul(std::mem::size_of::<T>())
+    }
+
+    /// Puts `items` before the first item when no more will come: the room is given back
+    /// ([`FrontVec::release_room`]). A page larger than the room takes the items after its
+    /// own instead (one allocation of the two together, where making room and then giving it
+    /// back made two, the first half as large again).
+    pub fn prepend_last(&mut self, mut items: Vec<T>) {
+        if items.len() > self.start {
+            items.extend(self.slots.drain(self.start..));
+            self.slots = items;
+            self.start = 0;
+        } else {
+            self.prepend(items);
+            self.release_room();
+        }
+    }
+
     /// Puts `items` before the first item. Costs O(`items.len()`) while the room before the
     /// items suffices, else moves the items once into a new allocation with room for half as
     /// many again before them.
@@ -126,6 +148,11 @@ impl<T> FrontVec<T> {
     /// Adds `item` after the last item.
     pub fn push(&mut self, item: T) {
         self.slots.push(item);
+    }
+
+    /// Drops the items from index `length` on (none when there are no more than `length`).
+    pub fn truncate(&mut self, length: usize) {
+        self.slots.truncate(self.start.saturating_add(length));
     }
 
     /// Room for `additional` more items after the last one, or [`Error::OutOfMemory`] (the
@@ -194,6 +221,27 @@ mod tests {
         assert!(empty.is_empty());
         empty.prepend(vec![1]);
         assert_eq!(*empty, [1]);
+    }
+
+    #[test]
+    fn a_last_page_leaves_no_room() {
+        let mut random = crate::test_random::seeded(11);
+        for _ in 0..200 {
+            let mut list = FrontVec::from(vec![100u32, 101]);
+            let mut model = vec![100u32, 101];
+            for page in 0..random(4) as u32 {
+                let items: Vec<u32> = (0..random(6) as u32).map(|i| page * 10 + i).collect();
+                list.prepend(items.clone());
+                model.splice(..0, items);
+            }
+            let last: Vec<u32> = (0..random(9) as u32).map(|i| 1000 + i).collect();
+            let bytes = list.prepend_last_bytes(last.len());
+            model.splice(..0, last.clone());
+            list.prepend_last(last);
+            assert_eq!(*list, *model);
+            assert_eq!((list.start, list.slots.len()), (0, model.len()));
+            assert_eq!(bytes, model.len() * 4);
+        }
     }
 
     #[test]

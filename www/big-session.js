@@ -1,23 +1,36 @@
-// Large session files in the demo (docs/worker.md, "The demo"): a file larger than
-// SMALL_FILE_BYTES is opened in a Web Worker (promptfold/worker, copied to www/worker/ by
-// scripts/demo.sh), newest page first, behind a progress bar with Cancel. Its cards and
-// trajectory rows are virtual lists: only the rows in view exist, and they come from the worker
-// as slices (cardsSlice, requestsSlice), so the page's thread never holds a whole view.
+// Session files in the demo's worker (docs/worker.md, "The demo"): every file but the smallest
+// (SMALL_FILE_BYTES) and JSON arrays is opened in a Web Worker (promptfold/worker, copied to
+// www/worker/ by scripts/demo.sh), newest page first, behind a progress bar with Cancel. Its cards
+// and trajectory rows are virtual lists: only the rows in view exist, and they come from the
+// worker as slices (cardsSlice, requestsSlice), so the page's thread never holds a whole view.
 
 import { el, fmt } from './dom.js';
 import { isZstd } from './session-log.mjs';
 import { WorkerConversation } from './worker/client.js';
 
-/** Files up to this size are read whole by the page's own conversation (app.js). */
-export const SMALL_FILE_BYTES = 4 << 20;
+/**
+ * Files up to this size are read whole by the page's own conversation (app.js), with the full
+ * transcript and panels: on a small-profile log of 50 KB the page's longest task was 76 ms,
+ * of 100 KB 144 ms, of 4 MB 7.1 s; the worker's first open in a page costs about 100 ms (it
+ * starts and compiles the wasm), later ones 5 to 16 ms up to 250 KB (bench/js/demo-open.mjs).
+ */
+export const SMALL_FILE_BYTES = 48 << 10;
 /** The same for zstd files, which hold 5 to 40 times their size in text. */
 export const SMALL_ZSTD_BYTES = SMALL_FILE_BYTES / 8;
+/**
+ * JSON arrays up to this size are read on the page too: the worker reads JSON lines only (as
+ * `feed` does), and an array is read whole anyway.
+ */
+export const ARRAY_FILE_BYTES = 4 << 20;
 
-/** Whether `file` is too large for the page's own conversation: it is opened in the worker. */
+/** Whether `file` is opened in the worker rather than by the page's own conversation. */
 export async function opensInWorker(file) {
   if (file.size <= SMALL_ZSTD_BYTES) return false;
-  if (file.size > SMALL_FILE_BYTES) return true;
-  return isZstd(new Uint8Array(await file.slice(0, 4).arrayBuffer()));
+  const start = new Uint8Array(await file.slice(0, 64).arrayBuffer());
+  if (isZstd(start)) return true;
+  if (file.size <= SMALL_FILE_BYTES) return false;
+  const first = start.find((byte) => byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09 && byte !== 0xef && byte !== 0xbb && byte !== 0xbf);
+  return !(first === 0x5b && file.size <= ARRAY_FILE_BYTES);
 }
 /** Height of one row of the virtual lists, in pixels (style.css: .vrow). */
 const ROW_PX = 30;

@@ -9,8 +9,11 @@
 //        [--pairs 21] [--workloads typical-10k,prune-8k,typical-100k] [--tasks loadJson,load,views]
 //
 // Tasks: loadJson (the JSON text as a string), load (the parsed objects), views (after a load),
-// feedText (loadJson of the same events as JSON lines). Each build makes WARMUP calls of a task
-// before its pairs, so V8 has optimized both.
+// feedText (loadJson of the same events as JSON lines), appendText / appendBytes (appendJson of
+// the last nine tenths of the events as JSON lines, a string / UTF-8 bytes, to a window loaded
+// with the first tenth, which is not timed), prependText (prependJson of the first nine tenths
+// to a window loaded with the last tenth). Each build makes WARMUP calls of a task before its
+// pairs, so V8 has optimized both.
 
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -29,21 +32,40 @@ function option(name, fallback) {
 function task(Conversation, name, input) {
   const loaded = new Conversation();
   if (name === 'views') loaded.load(input.events);
+  // A window for the call, made before the clock starts (`undefined`: the call makes its own).
+  const window = (text, options) => () => {
+    const conversation = new Conversation();
+    conversation.loadJson(text, options);
+    return conversation;
+  };
+  const setups = {
+    appendText: window(input.head),
+    appendBytes: window(input.head),
+    prependText: window(input.tail, { hasMore: true }),
+  };
   const calls = {
     loadJson: () => new Conversation().loadJson(input.text),
     load: () => new Conversation().load(input.events),
     views: () => loaded.views(),
     feedText: () => new Conversation().loadJson(input.lines),
+    appendText: (conversation) => conversation.appendJson(input.rest),
+    appendBytes: (conversation) => conversation.appendJson(input.restBytes),
+    prependText: (conversation) => conversation.prependJson(input.page),
   };
   return () => {
     globalThis.gc?.();
+    const made = setups[name]?.();
     const start = performance.now();
-    const result = calls[name]();
+    const result = calls[name](made);
     const took = performance.now() - start;
     if (result instanceof Conversation) result.free();
+    made?.free();
     return took;
   };
 }
+
+/** JSON lines of `events`. */
+const linesOf = (events) => `${events.map((event) => JSON.stringify(event)).join('\n')}\n`;
 
 function main() {
   if (!globalThis.gc) {
@@ -66,7 +88,18 @@ function main() {
   for (const workload of workloads) {
     const text = readFileSync(dataPath(workload), 'utf8');
     const events = JSON.parse(text);
-    const input = { text, events, lines: `${events.map((event) => JSON.stringify(event)).join('\n')}\n` };
+    const tenth = Math.floor(events.length / 10);
+    const rest = linesOf(events.slice(tenth));
+    const input = {
+      text,
+      events,
+      lines: linesOf(events),
+      head: linesOf(events.slice(0, tenth)),
+      rest,
+      restBytes: new TextEncoder().encode(rest),
+      tail: linesOf(events.slice(-tenth)),
+      page: linesOf(events.slice(0, -tenth)),
+    };
     for (const name of tasks) {
       const run = { old: task(builds.old, name, input), new: task(builds.new, name, input) };
       for (let i = 0; i < WARMUP; i++) {

@@ -5,9 +5,18 @@
 //   node bench/js/stream-memory.mjs generate FILE MB [PROFILE]  writes a JSON lines session file
 //                                                               (header row, then the shared
 //                                                               generator's events) of about MB
-//   node bench/js/stream-memory.mjs run FILE loadJson|feed|open prints one JSON line
-//   node bench/js/stream-memory.mjs compare FILE [RUNS]         runs each RUNS times (default 3),
+//   node bench/js/stream-memory.mjs run FILE HOW                prints one JSON line; HOW is
+//                                                               loadJson, feed, open, appendJson
+//                                                               (loadJson of the first MiB's
+//                                                               lines, then appendJson of the
+//                                                               rest, bytes) or prependJson
+//                                                               (loadJson of the last MiB's
+//                                                               lines, then prependJson of the
+//                                                               rest); only the last call timed
+//   node bench/js/stream-memory.mjs compare FILE [RUNS] [HOWS]  runs each RUNS times (default 3),
 //                                                               taking turns, and prints medians
+//                                                               (HOWS: comma-separated, default
+//                                                               loadJson,feed,open)
 //
 // The package is pkg/node (scripts/build.sh builds it), or the folder PROMPTFOLD_PKG names.
 import { execFileSync } from "node:child_process";
@@ -44,15 +53,19 @@ async function run(path, how) {
   let conversation = new promptfold.Conversation();
   const before = promptfold.wasmMemoryBytes();
   const started = performance.now();
+  // The time of the call measured, when it is not the whole of `how`.
+  let timed;
   if (how === "open") {
     conversation.free();
     ({ conversation } = await promptfold.openSession(createReadStream(path, { highWaterMark: MiB })));
   } else if (how === "loadJson") {
     conversation.loadJson(readFileSync(path));
+  } else if (how === "appendJson" || how === "prependJson") {
+    timed = splitCall(conversation, readFileSync(path), how);
   } else {
     feedFile(conversation, path);
   }
-  const ms = performance.now() - started;
+  const ms = timed ?? performance.now() - started;
   console.log(
     JSON.stringify({
       how,
@@ -65,8 +78,29 @@ async function run(path, how) {
   );
 }
 
-function compare(path, runs = 3) {
-  const results = { loadJson: [], feed: [], open: [] };
+/**
+ * appendJson: loads the lines of the file's first MiB, then appends the rest; prependJson: loads
+ * the lines of its last MiB (older events exist), then prepends the rest. Returns the
+ * milliseconds of the second call.
+ */
+function splitCall(conversation, bytes, how) {
+  const lineEnd = (from) => bytes.indexOf(10, Math.max(0, Math.min(from, bytes.length - 1))) + 1;
+  if (how === "appendJson") {
+    const at = lineEnd(MiB);
+    conversation.loadJson(bytes.subarray(0, at));
+    const started = performance.now();
+    conversation.appendJson(bytes.subarray(at));
+    return performance.now() - started;
+  }
+  const at = lineEnd(bytes.length - MiB);
+  conversation.loadJson(bytes.subarray(at), { hasMore: true });
+  const started = performance.now();
+  conversation.prependJson(bytes.subarray(0, at));
+  return performance.now() - started;
+}
+
+function compare(path, runs = 3, hows = "loadJson,feed,open") {
+  const results = Object.fromEntries(hows.split(",").map((how) => [how, []]));
   for (let i = 0; i < runs; i++) {
     for (const how of Object.keys(results)) {
       const line = execFileSync(process.execPath, [script, "run", path, how], { encoding: "utf8" });
@@ -83,11 +117,15 @@ function compare(path, runs = 3) {
       rssMB: median(lines.map((line) => line.rssMB)),
     };
   }
-  summary.ratio = Math.round((summary.loadJson.wasmMB / summary.feed.wasmMB) * 100) / 100;
+  if (summary.feed) {
+    for (const how of Object.keys(results)) {
+      if (how !== "feed") summary[`${how}/feed`] = Math.round((summary[how].wasmMB / summary.feed.wasmMB) * 100) / 100;
+    }
+  }
   console.log(JSON.stringify({ bytes: statSync(path).size, runs, ...summary }));
 }
 
 if (command === "generate") generate(file, Number(rest[0]), rest[1]);
 else if (command === "run") await run(file, rest[0]);
-else if (command === "compare") compare(file, Number(rest[0] ?? 3));
+else if (command === "compare") compare(file, Number(rest[0] ?? 3), rest[1]);
 else throw new Error("usage: see the header of bench/js/stream-memory.mjs");

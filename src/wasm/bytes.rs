@@ -25,12 +25,13 @@ pub(crate) fn read_bytes_batch(
     }
 }
 
-/// `loadJson` of `bytes` read in pieces as `feed` reads them (see
-/// `Conversation::load_pieces`); `None` when the whole-text reader is needed.
-pub(crate) fn load_bytes_in_pieces(
+/// `loadJson` or `appendJson` of `bytes` read in pieces as `feed` reads them: `read` is
+/// `Conversation::load_pieces` or `Conversation::append_pieces`, given the pieces; `None` when
+/// the whole-text reader is needed.
+pub(crate) fn bytes_in_pieces(
     conversation: &mut Conversation,
     bytes: &js_sys::Uint8Array,
-    has_more: bool,
+    read: impl FnOnce(&mut Conversation, &mut dyn FnMut(&mut [u8]) -> Piece) -> Option<PieceLoad>,
 ) -> Option<PieceLoad> {
     let mut pieces = BytePieces::new(bytes);
     let mut next = |room: &mut [u8]| match pieces.next(room) {
@@ -38,7 +39,7 @@ pub(crate) fn load_bytes_in_pieces(
         None if pieces.failed => Piece::Failed,
         None => Piece::End,
     };
-    conversation.load_pieces(&mut next, has_more)
+    read(conversation, &mut next)
 }
 
 /// A copy of `bytes` in wasm memory, or [`Error::OutOfMemory`] when it does not fit.

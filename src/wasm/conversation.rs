@@ -6,20 +6,20 @@ use std::rc::Weak;
 use wasm_bindgen::prelude::*;
 
 use super::batch::PackedEvents;
-use super::bytes::{load_bytes_in_pieces, read_bytes_batch};
+use super::bytes::{bytes_in_pieces, read_bytes_batch};
 use super::convert::{invalid, load_options, packed_array, seq_from_js};
 use super::data::{inspection_to_js, lines_to_js};
 use super::error::throw;
 use super::kept_texts::KeptTexts;
 use super::state::JsSystemPromptState;
-use super::text::{load_string_in_pieces, read_string_batch, FedText};
+use super::text::{read_string_batch, string_in_pieces, FedText};
 use crate::error::Error;
 use crate::fold::SystemPromptState;
 use crate::input::intern::JsonInterner;
 use crate::input::parse::framing::{Framing, Rows};
 use crate::input::parse::packed::read_packed;
 use crate::wasm::cache::value_to_js;
-use crate::window::conversation::{Call, Conversation, PieceLoad};
+use crate::window::conversation::{Call, Conversation, Piece, PieceLoad};
 
 /// A window of a session log: load the newest page, append live events, prepend older pages.
 /// Every call returns a `ConversationChange`; a call that throws leaves the window unchanged.
@@ -162,12 +162,26 @@ impl Batch {
         }
     }
 
-    /// Loads JSON text into `conversation` in pieces, as `feed` reads them (see
-    /// `Conversation::load_pieces`); `None` when the batch needs to be read whole.
-    fn load_in_pieces(&self, conversation: &mut Conversation, has_more: bool) -> Option<PieceLoad> {
+    /// Loads (`Call::Load`) or appends (`Call::Append`) JSON text to `conversation` in pieces,
+    /// as `feed` reads them (see `Conversation::load_pieces` and `append_pieces`); `None` when
+    /// the batch needs to be read whole, or is prepended (a page is walked whole: it is read
+    /// in pieces by `Batch::read`).
+    fn apply_in_pieces(
+        &self,
+        conversation: &mut Conversation,
+        call: Call,
+        has_more: bool,
+    ) -> Option<PieceLoad> {
+        let read = |conversation: &mut Conversation, next: &mut dyn FnMut(&mut [u8]) -> Piece| {
+            match call {
+                Call::Load => conversation.load_pieces(next, has_more),
+                Call::Append => conversation.append_pieces(next),
+                Call::Prepend | Call::Feed => None,
+            }
+        };
         match self {
-            Batch::String(text) => load_string_in_pieces(conversation, text, has_more),
-            Batch::Bytes(bytes) => load_bytes_in_pieces(conversation, bytes, has_more),
+            Batch::String(text) => string_in_pieces(conversation, text, read),
+            Batch::Bytes(bytes) => bytes_in_pieces(conversation, bytes, read),
             Batch::Packed(..) => None,
         }
     }
@@ -210,8 +224,11 @@ impl JsConversation {
     ) -> Result<JsValue, JsValue> {
         let batch = throw(batch)?;
         reserve_for(batch.reserve_size());
-        if call == Call::Load {
-            if let Some(loaded) = batch.load_in_pieces(&mut self.inner, has_more) {
+        let started = !self.inner.is_empty() || self.inner.session().is_some();
+        if let Some(loaded) = batch.apply_in_pieces(&mut self.inner, call, has_more) {
+            // An append to a started window keeps its header and states; anything else
+            // replaced the window (an append to an empty one starts it).
+            if call == Call::Load || !started {
                 self.session = self
                     .inner
                     .session()
@@ -219,16 +236,16 @@ impl JsConversation {
                     .unwrap_or(JsValue::UNDEFINED);
                 self.handles.clear();
                 self.texts.get_mut().clear();
-                return Ok(if loaded.all_cards_added {
-                    super::cards::load_change_to_js(
-                        &loaded.change,
-                        self.inner.view_counts().cards,
-                        self.inner.cards_in_chat(),
-                    )
-                } else {
-                    super::cards::change_to_js(&loaded.change)
-                });
             }
+            return Ok(if loaded.all_cards_added {
+                super::cards::load_change_to_js(
+                    &loaded.change,
+                    self.inner.view_counts().cards,
+                    self.inner.cards_in_chat(),
+                )
+            } else {
+                super::cards::change_to_js(&loaded.change)
+            });
         }
         let framing = self.inner.framing(call, batch.is_text());
         let rows = throw(batch.read(self.inner.batch_interner(call == Call::Load), framing))?;

@@ -36,12 +36,13 @@ pub(crate) fn read_string_batch(
     }
 }
 
-/// `loadJson` of `text` read in pieces as `feed` reads them (see
-/// `Conversation::load_pieces`); `None` when the whole-text reader is needed.
-pub(crate) fn load_string_in_pieces(
+/// `loadJson` or `appendJson` of `text` read in pieces as `feed` reads them: `read` is
+/// `Conversation::load_pieces` or `Conversation::append_pieces`, given the pieces; `None` when
+/// the whole-text reader is needed.
+pub(crate) fn string_in_pieces(
     conversation: &mut Conversation,
     text: &js_sys::JsString,
-    has_more: bool,
+    read: impl FnOnce(&mut Conversation, &mut dyn FnMut(&mut [u8]) -> Piece) -> Option<PieceLoad>,
 ) -> Option<PieceLoad> {
     let mut pieces = StringPieces::new(text);
     let mut next = |room: &mut [u8]| match pieces.next(room) {
@@ -49,7 +50,7 @@ pub(crate) fn load_string_in_pieces(
         None if pieces.failed => Piece::Failed,
         None => Piece::End,
     };
-    conversation.load_pieces(&mut next, has_more)
+    read(conversation, &mut next)
 }
 
 /// What `feed` keeps of the strings it is given: a string may end between the two halves of a

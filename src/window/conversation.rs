@@ -82,6 +82,18 @@ pub(crate) enum Call {
     Feed,
 }
 
+/// The window's counts before events are appended (see [`Conversation::walk_appended`]).
+pub(crate) struct AppendedMark {
+    /// Events (lines) of the window.
+    lines: usize,
+    /// Trajectory requests.
+    requests: usize,
+    /// Trajectory header facts.
+    facts: usize,
+    /// The context of the last request.
+    last_context: Option<crate::views::context::RequestContext>,
+}
+
 impl Conversation {
     /// An empty window.
     pub fn new() -> Conversation {
@@ -209,24 +221,49 @@ impl Conversation {
             rows.session.is_none(),
             "a header was read into a started window"
         );
-        let (lines, requests, facts) = (
-            self.events.len(),
-            self.analysis.request_count(),
-            self.analysis.fact_count(),
-        );
-        let last_request = requests.checked_sub(1);
-        let last_context = last_request.and_then(|last| self.analysis.request_context_of(last));
+        let (before, numbering) = (self.appended_mark(), rows.numbering);
         // Room first: a call the memory cannot hold changes nothing.
         self.events.try_reserve(rows.events.len())?;
-        let delta = self.analysis.extend(&rows.events)?;
-        let added = rows.events.len();
         self.events.extend(rows.events);
-        self.numbering = rows.numbering;
+        let change = self.walk_appended(&before);
+        if change.is_err() {
+            self.events.truncate(before.lines);
+        } else {
+            self.numbering = numbering;
+        }
+        change
+    }
+
+    /// What [`Conversation::walk_appended`] needs of the window before events are appended.
+    pub(crate) fn appended_mark(&self) -> AppendedMark {
+        let requests = self.analysis.request_count();
+        let last_context = requests
+            .checked_sub(1)
+            .and_then(|last| self.analysis.request_context_of(last));
+        AppendedMark {
+            lines: self.events.len(),
+            requests,
+            facts: self.analysis.fact_count(),
+            last_context,
+        }
+    }
+
+    /// Walks the events appended since `before` was taken (already in the window's events) and
+    /// reports what they changed; on an error ([`Error::OutOfMemory`]) the analysis is as it
+    /// was, and the caller takes the events off again.
+    pub(crate) fn walk_appended(
+        &mut self,
+        before: &AppendedMark,
+    ) -> Result<ConversationChange, Error> {
+        let appended = self.events.get(before.lines..).unwrap_or_default();
+        let added = appended.len();
+        let delta = self.analysis.extend(appended)?;
         let mut change = self.report(&delta);
+        let requests = before.requests;
         // Only the last request's context can change; facts change the requests of their step.
-        let mut first = self.analysis.first_request_touched(facts, requests);
-        if let Some(last) = last_request {
-            if self.analysis.request_context_of(last) != last_context {
+        let mut first = self.analysis.first_request_touched(before.facts, requests);
+        if let Some(last) = requests.checked_sub(1) {
+            if self.analysis.request_context_of(last) != before.last_context {
                 first = first.min(last);
             }
         }
@@ -239,7 +276,7 @@ impl Conversation {
                 added: total.saturating_sub(first),
                 total,
             },
-            lines: ListSplice::appended(lines, added),
+            lines: ListSplice::appended(before.lines, added),
         };
         Ok(change)
     }
@@ -290,17 +327,23 @@ impl Conversation {
         }
         // The page's walk allocates as a load of it does; the events may move once.
         let page_bytes = prepend_allocations(events.len());
-        headroom(page_bytes.saturating_add(self.events.prepend_bytes(events.len())))?;
+        let moved = if has_more {
+            self.events.prepend_bytes(events.len())
+        } else {
+            self.events.prepend_last_bytes(events.len())
+        };
+        headroom(page_bytes.saturating_add(moved))?;
         if self.events.is_empty() {
             self.numbering = rows.numbering;
         }
         let lines = self.events.len();
         let mut change = self.analysis.prepend(&events, &self.events);
         change.splices.lines = ListSplice::replaced(lines, lines.saturating_add(events.len()));
-        self.events.prepend(events);
-        if !has_more {
+        if has_more {
+            self.events.prepend(events);
+        } else {
             // The session start is in: no page will come before it.
-            self.events.release_room();
+            self.events.prepend_last(events);
         }
         self.has_more = has_more;
         Ok(change)

@@ -1,16 +1,20 @@
-//! A load of JSON lines text read in pieces, as [`Conversation::feed`] reads a growing file:
-//! the window is built by appending each piece's complete lines, so a load keeps what a feed of
-//! the same text keeps (no list of the whole batch's rows, no analysis of it reserved at once).
-//! Any text the pieces cannot read the way the whole-text reader would (not JSON lines, or an
-//! error to place) is left to that reader.
+//! A load or an append of JSON lines text read in pieces, as [`Conversation::feed`] reads a
+//! growing file: a load builds its window by appending each piece's complete lines, so it keeps
+//! what a feed of the same text keeps (no list of the whole batch's rows, no analysis of it
+//! reserved at once); an append puts each piece's events straight into the window's list and
+//! walks them once at the end, so that a failing piece can take them off again. Any text the
+//! pieces cannot read the way the whole-text reader would (not JSON lines, or an error to place)
+//! is left to that reader.
 
-use crate::input::parse::parse_text_rows;
+use crate::input::parse::fed::{complete_lines, copy_bytes, keep_bytes};
+use crate::input::parse::framing::{Numbering, Rows, TornTail};
+use crate::input::parse::{parse_fed_lines, parse_text_rows};
 use crate::views::chat::ChatCard;
 use crate::views::splice::ListSplice;
 use crate::views::ConversationChange;
 use crate::window::analysis::compare::{compare, compare_besides_chat};
 
-use super::{Call, Conversation};
+use super::{check_ascending, Call, Conversation};
 
 /// Room for one piece of text.
 const PIECE_ROOM: usize = 1 << 20;
@@ -53,30 +57,14 @@ impl Conversation {
             has_more,
             ..Conversation::default()
         };
-        let mut first = true;
-        loop {
-            // A room of its own for each piece, as `feed` is given pieces. The first is small:
-            // it tells whether the text is JSON lines before a megabyte is copied for nothing.
-            let size = if first { FIRST_PIECE_ROOM } else { PIECE_ROOM };
-            let mut room = Vec::new();
-            room.try_reserve_exact(size).ok()?;
-            room.resize(size, 0);
-            let length = match next(&mut room) {
-                Piece::Read(length) => length,
-                Piece::End => break,
-                Piece::Failed => return None,
-            };
-            room.truncate(length);
-            if first && !starts_json_lines(&room) {
-                return None;
-            }
-            first = false;
-            loaded.feed(&room[..]).ok()?;
+        read_pieces(next, &mut |piece| loaded.feed(piece).ok().map(drop))?;
+        let rest = std::mem::take(&mut loaded.unfinished);
+        let mut torn_tail = None;
+        if let Some(rows) = loaded.last_line_rows(&rest, loaded.lines_read)? {
+            let lines = rows.lines;
+            torn_tail = loaded.apply(Call::Append, rows, has_more).ok()?.torn_tail;
+            loaded.text_read(Call::Append, lines);
         }
-        if first {
-            return None;
-        }
-        let torn_tail = loaded.read_last_line()?;
         loaded.has_more = has_more;
         let all_cards_added = self.analysis.card_count() == 0;
         let mut change = if all_cards_added {
@@ -93,43 +81,150 @@ impl Conversation {
         })
     }
 
+    /// [`Conversation::append_json`] of text that `next` hands out in pieces (as
+    /// [`Conversation::load_pieces`] takes them), with the same change report and window.
+    /// Appended to a window without events or header, the text starts the window: a load of it
+    /// that keeps `has_more`. Otherwise each piece's complete lines are read as `feed` reads
+    /// them and their events go after the window's; the analysis walks them once, after the
+    /// last line. `None` when the text needs the whole-text reader (as for `load_pieces`); the
+    /// events taken in are then taken off again, and the window is as it was.
+    pub(crate) fn append_pieces(
+        &mut self,
+        next: &mut dyn FnMut(&mut [u8]) -> Piece,
+    ) -> Option<PieceLoad> {
+        if self.events.is_empty() {
+            // Framed as a load only without a header and with no numbering decided.
+            if self.session.is_some() || self.numbering != Numbering::Undecided {
+                return None;
+            }
+            let lines_before = self.lines_read;
+            let loaded = self.load_pieces(next, self.has_more)?;
+            self.lines_read = self.lines_read.saturating_add(lines_before);
+            return Some(loaded);
+        }
+        let (before, numbering) = (self.appended_mark(), self.numbering);
+        let read = self.append_text(next);
+        let change = read.and_then(|read| {
+            let change = self.walk_appended(&before).ok()?;
+            Some((read, change))
+        });
+        let Some(((lines, torn), mut change)) = change else {
+            self.events.truncate(before.lines);
+            self.numbering = numbering;
+            return None;
+        };
+        if let Some((tail, text)) = torn {
+            change.torn_tail = Some(tail);
+            self.unfinished = text;
+        }
+        self.text_read(Call::Append, lines);
+        Some(PieceLoad {
+            change,
+            all_cards_added: false,
+        })
+    }
+
+    /// Reads the pieces of an append to a started window, putting their events after the
+    /// window's (the analysis does not walk them): the lines read, and a torn last line with
+    /// its bytes. `None` at the first piece that fails.
+    fn append_text(&mut self, next: &mut dyn FnMut(&mut [u8]) -> Piece) -> Option<AppendRead> {
+        let mut lines = 0;
+        // The incomplete last line of the pieces so far.
+        let mut unfinished = Vec::new();
+        read_pieces(next, &mut |piece| {
+            let Some((complete, rest)) = complete_lines(&unfinished, piece).ok()? else {
+                return keep_bytes(&mut unfinished, piece).ok();
+            };
+            let rest = copy_bytes(rest).ok()?;
+            let framing = self.framing(Call::Feed, true);
+            let rows = parse_fed_lines(&complete, &mut self.interner, framing).ok()?;
+            lines = self.take_rows(rows, lines)?;
+            unfinished = rest;
+            Some(())
+        })?;
+        let Some(mut rows) = self.last_line_rows(&unfinished, lines)? else {
+            return Some((lines, None));
+        };
+        let torn = rows
+            .torn_tail
+            .take()
+            .map(|tail| (tail, std::mem::take(&mut rows.torn_text)));
+        Some((self.take_rows(rows, lines)?, torn))
+    }
+
+    /// Puts the events of `rows` after the window's, unless they do not follow them; returns
+    /// `lines` and the lines of `rows`.
+    fn take_rows(&mut self, rows: Rows, lines: usize) -> Option<usize> {
+        check_ascending(&rows.events, self.events.last().map(|event| event.seq)).ok()?;
+        debug_assert!(
+            rows.session.is_none(),
+            "a header was read into a started window"
+        );
+        self.events.try_reserve(rows.events.len()).ok()?;
+        self.events.extend(rows.events);
+        self.numbering = rows.numbering;
+        Some(lines.saturating_add(rows.lines))
+    }
+
     /// Every chat card of the window, in chat order.
     pub(crate) fn cards_in_chat(&self) -> impl Iterator<Item = &ChatCard> + '_ {
         self.analysis.cards_in_chat()
     }
 
-    /// Reads the kept incomplete last line as `load_json` reads the last line of its text:
-    /// `Some` with the torn tail (its line counted in the whole text) when it is left out, `None`
-    /// when it needs the whole-text reader.
-    fn read_last_line(&mut self) -> Option<Option<crate::input::parse::framing::TornTail>> {
-        let first = self
-            .unfinished
-            .iter()
-            .copied()
-            .find(|byte| !is_space(*byte));
-        match first {
-            None => {
-                self.unfinished.clear();
-                return Some(None);
-            }
+    /// The rows of `rest`, the incomplete last line of text whose `lines` lines before it were
+    /// read in pieces, read as the whole-text reader reads the last line of its text (under the
+    /// framing of an append to this window): `Some(None)` when it is blank, a torn tail with
+    /// its line counted in the whole text, `None` when it needs the whole-text reader.
+    fn last_line_rows(&mut self, rest: &[u8], lines: usize) -> Option<Option<Rows>> {
+        match rest.iter().copied().find(|byte| !is_space(*byte)) {
+            None => return Some(None),
             // Anything but an object would be read as a batch of its own.
             Some(b'{') => {}
-            Some(_) if self.lines_read == 0 => {}
+            Some(_) if lines == 0 => {}
             Some(_) => return None,
         }
-        let rest = std::mem::take(&mut self.unfinished);
-        let lines_before = self.lines_read;
         let framing = self.framing(Call::Append, true);
-        let rows = parse_text_rows(&rest, &mut self.interner, framing).ok()?;
-        let lines = rows.lines;
-        let change = self.apply(Call::Append, rows, self.has_more).ok()?;
-        self.text_read(Call::Append, lines);
-        Some(change.torn_tail.map(|mut tail| {
-            tail.line = tail.line.saturating_add(lines_before);
-            tail
-        }))
+        let mut rows = parse_text_rows(rest, &mut self.interner, framing).ok()?;
+        if let Some(tail) = &mut rows.torn_tail {
+            tail.line = tail.line.saturating_add(lines);
+        }
+        Some(Some(rows))
     }
 }
+
+/// Hands the pieces `next` gives to `piece`, in a room of its own for each, as `feed` is given
+/// pieces; `None` when the text is empty, does not start as JSON lines, or a piece fails (in
+/// `next` or `piece`).
+fn read_pieces(
+    next: &mut dyn FnMut(&mut [u8]) -> Piece,
+    piece: &mut dyn FnMut(&[u8]) -> Option<()>,
+) -> Option<()> {
+    let mut first = true;
+    loop {
+        // The first room is small: it tells whether the text is JSON lines before a megabyte
+        // is copied for nothing.
+        let size = if first { FIRST_PIECE_ROOM } else { PIECE_ROOM };
+        let mut room = Vec::new();
+        room.try_reserve_exact(size).ok()?;
+        room.resize(size, 0);
+        let length = match next(&mut room) {
+            Piece::Read(length) => length,
+            Piece::End if first => return None,
+            Piece::End => return Some(()),
+            Piece::Failed => return None,
+        };
+        room.truncate(length);
+        if first && !starts_json_lines(&room) {
+            return None;
+        }
+        first = false;
+        piece(&room)?;
+    }
+}
+
+/// What the pieces of an append to a started window read: lines, and a torn last line with
+/// its bytes (kept for `feed`).
+type AppendRead = (usize, Option<(TornTail, Vec<u8>)>);
 
 /// Whether `text` starts as JSON lines do: an object first (after a byte order mark and
 /// white space).
