@@ -8,6 +8,7 @@
 //! - [`hostile`]: invalid and hostile text made from those logs ([`hostile_text`]).
 //! - [`random`]: where the random choices come from.
 //! - [`surface_refolds`]: how many prepends folded the whole surface again.
+//! - [`placed_links`]: how many requests slices linked by themselves.
 #![allow(
     missing_docs,
     clippy::unwrap_used,
@@ -37,6 +38,13 @@ pub use log::{
     array_text, build, lines_text, log_and_cut, parse, plan, plan_with, replace_first_log,
     valid_log, Action, Opening, Plan, MAX_SAFE,
 };
+
+/// How many requests this thread's slices linked by themselves (without linking the whole
+/// trajectory), and how many of them did not show their change because a request before them
+/// did.
+pub fn placed_links() -> (u64, u64) {
+    crate::views::trajectory::PLACED_LINKS.with(std::cell::Cell::get)
+}
 
 /// The prepends on this thread whose surface fold folded the whole window again (a replay
 /// found an endpoint the page moved; see docs/context.md), since the thread started.

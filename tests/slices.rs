@@ -436,3 +436,48 @@ fn live_appends_splice_near_the_end() {
         "{cards} {requests} over {appends} appends"
     );
 }
+
+/// Each request of a slice is linked by itself when the facts sit in their steps (the first
+/// slice after a load or a prepend then costs its range): over windows of seeded logs taken
+/// from any start and grown by prepends, every one-request slice equals that request of
+/// `views()`, and both the requests linked by themselves and those of them whose change an
+/// earlier request shows are many.
+#[test]
+fn requests_are_linked_by_themselves_and_equal_the_views() {
+    let (linked, hidden) = testkit::placed_links();
+    for seed in 0..40 {
+        let log = testkit::build(&testkit::Plan::seeded(seed, 200));
+        let events = testkit::parse(&log, false);
+        for cut in [0, events.len() / 3, events.len() / 2] {
+            let mut conversation = Conversation::new();
+            conversation
+                .load(events[cut..].to_vec(), LoadOptions::default())
+                .unwrap();
+            let mut lo = cut;
+            loop {
+                let expected = rows(&conversation.views().trajectory.requests);
+                for (index, request) in expected.iter().enumerate() {
+                    let slice = conversation.requests_slice(index..index + 1).unwrap();
+                    assert_eq!(
+                        &rows(&slice.requests),
+                        std::slice::from_ref(request),
+                        "seed {seed}, window {lo}.., request {index}"
+                    );
+                }
+                if lo == 0 {
+                    break;
+                }
+                let page = lo.saturating_sub(25);
+                conversation
+                    .prepend(events[page..lo].to_vec(), LoadOptions::default())
+                    .unwrap();
+                lo = page;
+            }
+        }
+    }
+    let (linked, hidden) = {
+        let (now_linked, now_hidden) = testkit::placed_links();
+        (now_linked - linked, now_hidden - hidden)
+    };
+    assert!(linked > 10_000 && hidden > 100, "{linked} {hidden}");
+}

@@ -350,9 +350,12 @@ export class BigSession {
     this.#pending = undefined;
   }
 
-  #drawLoading(name, { info, newestCards, newestRequests, progress }) {
+  #drawLoading(name, { info, newestCards, newestRequests, progress, withheldFrom }) {
     this.section.dataset.state = 'loading';
-    this.info.textContent = `${name} · newest ${count(info.length, 'event')} loaded, reading older ones… (${mb(progress.bytesRead)} read)`;
+    // Cards decided from a replacement that reaches before the loaded events wait for the older pages.
+    const withheld = withheldFrom === undefined ? '' : ` · cards from #${withheldFrom} on wait for older events`;
+    this.section.dataset.withheldFrom = withheldFrom ?? '';
+    this.info.textContent = `${name} · newest ${count(info.length, 'event')} loaded, reading older ones… (${mb(progress.bytesRead)} read)${withheld}`;
     this.cards.showNewest(info.counts.cards, newestCards.start, newestCards.cards);
     this.rows.showNewest(info.counts.requests, newestRequests.start, newestRequests.requests);
   }
@@ -360,6 +363,7 @@ export class BigSession {
   /** Shows the worker's loaded session: counts, and both lists scrolled to their newest rows. */
   async showLoaded(name, info, notes = []) {
     this.section.dataset.state = 'loaded';
+    this.section.dataset.withheldFrom = '';
     const header = info.session ? ` · session ${info.session.id ?? '–'}` : '';
     this.info.textContent = [`${name} · ${count(info.length, 'event')}, ${count(info.counts.cards, 'card')}, `
       + `${count(info.counts.requests, 'request')}${header}`, ...notes].join(' ');

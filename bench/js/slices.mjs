@@ -3,12 +3,13 @@
 // process. The window is the shared generator's "small" profile session
 // (tests/js/kit/session.mjs), fed as JSON lines text in 1 MiB pieces, as openSession reads a file.
 //
-//   node --expose-gc bench/js/slices.mjs run EVENTS [--views]   one JSON line for a window of
-//                                                               EVENTS events (--views: also time
-//                                                               views() and its JS heap)
-//   node bench/js/slices.mjs compare SMALL LARGE [RUNS]         RUNS (default 3) fresh processes
-//                                                               per size, taking turns; medians
-//                                                               and the large / small ratios
+//   node --expose-gc bench/js/slices.mjs run EVENTS [--views] [--prepend]
+//       one JSON line for a window of EVENTS events (--views: also time views() and its JS heap;
+//       --prepend: the first 1,000 events are held back and prepended after the rest is fed,
+//       then the first slices after that prepend are timed, as a newest-first reader's are)
+//   node bench/js/slices.mjs compare SMALL LARGE [RUNS] [--prepend]
+//       RUNS (default 3) fresh processes per size, taking turns; medians and the large / small
+//       ratios
 //
 // The package is pkg/node (scripts/build.sh builds it), or the folder PROMPTFOLD_PKG names.
 import { execFileSync } from "node:child_process";
@@ -40,14 +41,22 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-async function run(events, withViews) {
+/** Events held back for `--prepend`: the page prepended after the rest is fed. */
+const PAGE = 1000;
+
+async function run(events, withViews, withPrepend) {
   const dir = process.env.PROMPTFOLD_PKG || join(import.meta.dirname, "..", "..", "pkg", "node");
   const promptfold = await import(pathToFileURL(join(dir, "promptfold.js")).href);
   const conversation = new promptfold.Conversation();
   let text = "";
+  let page = "";
   const encoder = new TextEncoder();
   const started = performance.now();
   for (const event of sessionEvents({ profile: "small", seed: 31, maxEvents: events })) {
+    if (withPrepend && event.seq <= PAGE) {
+      page += `${JSON.stringify(event)}\n`;
+      continue;
+    }
     text += `${JSON.stringify(event)}\n`;
     if (text.length > MiB) {
       conversation.feed(encoder.encode(text));
@@ -56,6 +65,7 @@ async function run(events, withViews) {
   }
   conversation.feed(encoder.encode(text));
   const loadMs = performance.now() - started;
+  const [prependMs] = withPrepend ? timed(() => conversation.prependJson(page)) : [undefined];
   globalThis.gc?.();
   const counts = conversation.viewCounts();
   const newest = (total) => ({ start: Math.max(0, total - 50), end: total });
@@ -87,6 +97,7 @@ async function run(events, withViews) {
     events: conversation.length,
     counts,
     loadMs,
+    prependMs,
     firstCardsMs: firstCards,
     firstRequestsMs: firstRequests,
     firstRequestsCpuMs: firstRequestsCpu,
@@ -119,11 +130,12 @@ async function run(events, withViews) {
   console.log(JSON.stringify(result));
 }
 
-function compare(small, large, runs = 3) {
+function compare(small, large, runs, withPrepend) {
   const rows = { [small]: [], [large]: [] };
+  const flags = withPrepend ? ["--views", "--prepend"] : ["--views"];
   for (let round = 0; round < runs; round++) {
     for (const events of [small, large]) {
-      const out = execFileSync(process.execPath, ["--expose-gc", script, "run", String(events), "--views"], {
+      const out = execFileSync(process.execPath, ["--expose-gc", script, "run", String(events), ...flags], {
         encoding: "utf8",
         maxBuffer: 16 * MiB,
       });
@@ -131,7 +143,7 @@ function compare(small, large, runs = 3) {
       console.error(out.trim());
     }
   }
-  const keys = ["loadMs", "firstCardsMs", "firstRequestsMs", "firstRequestsCpuMs", "firstLinesMs", "cardsMs"];
+  const keys = ["loadMs", ...(withPrepend ? ["prependMs"] : []), "firstCardsMs", "firstRequestsMs", "firstRequestsCpuMs", "firstLinesMs", "cardsMs"];
   keys.push("requestsMs", "linesMs", "secondCardsCpuMs", "secondRequestsCpuMs");
   keys.push("indexOfSeqMs", "appendMs", "cardsAfterAppendMs", "requestsAfterAppendMs", "viewsMs", "viewsCpuMs");
   keys.push("viewsHeapMB");
@@ -145,9 +157,11 @@ function compare(small, large, runs = 3) {
   console.log(JSON.stringify(summary, null, 1));
 }
 
-if (command === "run") await run(Number(rest[0]), rest.includes("--views"));
-else if (command === "compare") compare(Number(rest[0]), Number(rest[1]), Number(rest[2] ?? 3));
-else {
-  console.error(`usage: node ${script} run EVENTS [--views] | compare SMALL LARGE [RUNS]`);
+if (command === "run") await run(Number(rest[0]), rest.includes("--views"), rest.includes("--prepend"));
+else if (command === "compare") {
+  const numbers = rest.filter((arg) => !arg.startsWith("--"));
+  compare(Number(numbers[0]), Number(numbers[1]), Number(numbers[2] ?? 3), rest.includes("--prepend"));
+} else {
+  console.error(`usage: node ${script} run EVENTS [--views] [--prepend] | compare SMALL LARGE [RUNS] [--prepend]`);
   process.exit(2);
 }

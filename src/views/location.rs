@@ -41,6 +41,12 @@ impl PackedLocation {
             step: (self.step != NONE).then_some(self.step),
         }
     }
+
+    /// The `(turn, step)` pair when the location is in a step.
+    #[inline]
+    pub fn step_key(self) -> Option<(u64, u64)> {
+        self.get().step_key()
+    }
 }
 
 impl From<Location> for PackedLocation {

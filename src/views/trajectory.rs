@@ -172,7 +172,30 @@ pub(crate) struct TrajectoryBuilder {
     keys_disordered: bool,
     /// The step of the last step start.
     last_key: Option<(u64, u64)>,
+    /// The seq of the latest fact or step start that shows a fact located in a step other
+    /// than the one the latest step start before it opened or the one the next opens (before
+    /// the first step start: in a step after the first one's). With none and the steps
+    /// ascending, the facts of a request's step lie between the starts of the requests before
+    /// and after it, and a range of requests is linked by itself (see `placed_link`).
+    misplaced: Option<Seq>,
+    /// The latest step of the facts located before the first step start.
+    early_key: Option<(u64, u64)>,
+    /// The step of the facts located after the last step start in a step other than its own:
+    /// the next step start must open it.
+    ahead_key: Option<(u64, u64)>,
 }
+
+#[cfg(feature = "testkit")]
+thread_local! {
+    /// How many requests were linked by themselves (`placed_link`), and how many of them a
+    /// request before them showed the change of.
+    pub(crate) static PLACED_LINKS: std::cell::Cell<(u64, u64)> =
+        const { std::cell::Cell::new((0, 0)) };
+}
+
+/// How many facts `placed_link` looks at for one question before it links the whole
+/// trajectory instead.
+const PLACED_SCAN: usize = 64;
 
 impl TrajectoryBuilder {
     /// Adds what the trajectory keeps on the heap to `profile`.
@@ -224,6 +247,7 @@ impl TrajectoryBuilder {
             self.relevant(seen);
         }
         if matches!(seen.event.kind, EventKind::StepStart) {
+            self.open_step(seen.event.seq, seen.location.step_key());
             self.note_step(seen.location.step_key());
             self.step_starts
                 .push((seen.event.seq, seen.location.into()));
@@ -317,6 +341,13 @@ impl TrajectoryBuilder {
         prompt: PromptSnapshot,
         change: Option<PromptChange>,
     ) {
+        debug_assert!(
+            change
+                .as_ref()
+                .is_none_or(|change| change.seq <= seen.event.seq),
+            "a change is anchored at or before the fact that reports it"
+        );
+        self.place(seen.location.step_key(), seen.event.seq);
         self.headers.push(Box::new(Fact {
             source,
             seq: seen.event.seq,
@@ -347,13 +378,30 @@ impl TrajectoryBuilder {
         if let Some(latest) = old.latest_real.and_then(|index| index.checked_sub(facts)) {
             self.latest_real = Some(self.headers.len().saturating_add(latest));
         }
+        // The kept facts up to the first kept step start were placed after the step starts
+        // of `old`'s walk: placed again after this walk's. Those after it were placed alike.
+        let first_start = old.step_starts.get(starts).map(|(seq, _)| *seq);
+        for fact in old.headers.get(facts..).unwrap_or_default() {
+            if first_start.is_some_and(|start| fact.seq > start) {
+                break;
+            }
+            self.place(fact.location.step_key(), fact.seq);
+        }
+        if let Some(misplaced) = old.misplaced {
+            if first_start.is_some_and(|start| misplaced > start) {
+                self.misplaced = Some(misplaced);
+            }
+        }
+        let ahead_key = old.ahead_key;
         // The kept facts and starts move once, into this walk's lists.
         old.headers.drain(..facts);
         self.headers.append(&mut old.headers);
-        if let Some((_, first)) = old.step_starts.get(starts) {
-            self.note_step(first.get().step_key());
+        if let Some((seq, first)) = old.step_starts.get(starts) {
+            self.open_step(*seq, first.step_key());
+            self.note_step(first.step_key());
             self.keys_disordered |= old.keys_disordered;
             self.last_key = old.last_key;
+            self.ahead_key = ahead_key;
         }
         old.step_starts.drain(..starts);
         self.step_starts.append(&mut old.step_starts);
@@ -377,6 +425,34 @@ impl TrajectoryBuilder {
         self.known_prompts
             .shrink_to(shrink(self.known_prompts.len()));
         self.step_starts.shrink_to(shrink(self.step_starts.len()));
+    }
+
+    /// Notes where a fact located in `key` at `seq` sits (see `misplaced`).
+    fn place(&mut self, key: Option<(u64, u64)>, seq: Seq) {
+        let Some(key) = key else {
+            return;
+        };
+        if self.step_starts.is_empty() {
+            self.early_key = self.early_key.max(Some(key));
+        } else if self.last_key != Some(key) {
+            if self.ahead_key.is_some_and(|ahead| ahead != key) {
+                self.misplaced = Some(seq);
+            }
+            self.ahead_key = Some(key);
+        }
+    }
+
+    /// Notes the step of a step start at `seq` before it is added (see `misplaced`).
+    fn open_step(&mut self, seq: Seq, key: Option<(u64, u64)>) {
+        let placed = if self.step_starts.is_empty() {
+            self.early_key.is_none_or(|early| Some(early) <= key)
+        } else {
+            self.ahead_key.is_none_or(|ahead| Some(ahead) == key)
+        };
+        if !placed {
+            self.misplaced = Some(seq);
+        }
+        self.ahead_key = None;
     }
 
     /// Notes the step of the next step start (see `keys_disordered`).
@@ -429,11 +505,27 @@ impl TrajectoryBuilder {
             .checked_sub(1)
     }
 
-    /// The requests of `range` (clamped to the requests), each without its context. The first
-    /// call links every request to its facts (one pass over the facts and step starts); a later
-    /// call relinks only the requests from the first one that the facts and step starts added
-    /// since reach (after a live append, the last ones), or all of them after a prepend.
+    /// The requests of `range` (clamped to the requests), each without its context. When the
+    /// facts are placed by their steps (see `misplaced`), each request is linked by itself, at
+    /// the cost of its step's facts. Otherwise the first call links every request to its facts
+    /// (one pass over the facts and step starts); a later call relinks only the requests from
+    /// the first one that the facts and step starts added since reach (after a live append, the
+    /// last ones), or all of them after a prepend.
     pub fn requests(&self, range: std::ops::Range<usize>) -> Vec<TrajectoryRequest> {
+        // Each request linked by itself when the facts are placed by their steps (see
+        // `placed_link`): none when they are not, or a link looks at too many facts.
+        let count = self.step_starts.len();
+        let view = self.facts();
+        let placed = (!self.keys_disordered && self.misplaced.is_none())
+            .then(|| {
+                (range.start.min(count)..range.end.min(count))
+                    .map(|index| view.request(index, view.placed_link(index)?))
+                    .collect::<Option<Vec<_>>>()
+            })
+            .flatten();
+        if let Some(requests) = placed {
+            return requests;
+        }
         let mut fresh = Links::default();
         let mut kept = self.links.try_borrow_mut();
         let links = match kept.as_deref_mut() {
@@ -628,6 +720,150 @@ impl Facts<'_> {
             prompt: Some(prompt),
             change: shown,
         }
+    }
+
+    /// The link of request `index` as `link` makes it, found from the facts of its step and
+    /// of the change it carries alone. The facts being placed by their steps (see
+    /// `misplaced`), the facts of a step lie between the starts of the requests before and
+    /// after it, and the requests that can show the same change as this one are those whose
+    /// facts or the fact before whose start carry it. None when a question looks at more than
+    /// [`PLACED_SCAN`] facts.
+    fn placed_link(&self, index: usize) -> Option<RequestLink> {
+        let (prompt, change) = match self.step_sources(index)? {
+            Some((latest, change)) => (Some(latest), change),
+            None => {
+                let before = self.facts_before(index).checked_sub(1);
+                (before, before)
+            }
+        };
+        let Some(prompt) = prompt else {
+            return Some(RequestLink::default());
+        };
+        let change = match change.and_then(|fact| Some((fact, self.change_seq(fact)?))) {
+            Some((fact, seq)) => {
+                let shown = !self.shown_before(index, fact, seq)?;
+                #[cfg(feature = "testkit")]
+                PLACED_LINKS.with(|count| {
+                    let (linked, hidden) = count.get();
+                    count.set((linked, hidden.saturating_add(u64::from(!shown))));
+                });
+                shown.then_some(fact)
+            }
+            None => None,
+        };
+        #[cfg(feature = "testkit")]
+        PLACED_LINKS.with(|count| {
+            let (linked, hidden) = count.get();
+            count.set((linked.saturating_add(1), hidden));
+        });
+        Some(RequestLink {
+            prompt: Some(prompt),
+            change,
+        })
+    }
+
+    /// How many facts come before request `index`'s start (all of them past the last).
+    #[inline(never)]
+    fn facts_before(&self, index: usize) -> usize {
+        self.step_starts
+            .get(index)
+            .map_or(self.headers.len(), |(start, _)| {
+                self.headers.partition_point(|fact| fact.seq < *start)
+            })
+    }
+
+    /// The latest fact located in request `index`'s step and the latest of them with a change
+    /// (as `step_entries` finds them), none when the step has no fact; none at all when that
+    /// takes looking at more than [`PLACED_SCAN`] facts.
+    #[inline(never)]
+    fn step_sources(&self, index: usize) -> Option<Option<(usize, Option<usize>)>> {
+        let key = self.step_starts.get(index)?.1.step_key();
+        let from = index
+            .checked_sub(1)
+            .map_or(0, |before| self.facts_before(before));
+        let to = self.facts_before(index.saturating_add(1)).max(from);
+        let mut latest = None;
+        for (looked, at) in (from..to).rev().enumerate() {
+            if looked >= PLACED_SCAN {
+                return None;
+            }
+            let fact = self.headers.get(at)?;
+            if fact.location.step_key() != key {
+                continue;
+            }
+            let latest = *latest.get_or_insert(at);
+            if fact.change.is_some() {
+                return Some(Some((latest, Some(at))));
+            }
+        }
+        Some(latest.map(|latest| (latest, None)))
+    }
+
+    /// Whether a request before request `index` carries the change `seq` of fact `fact` (the
+    /// change request `index` would show): whether one of the facts with that change, which
+    /// lie from its anchor on (a change is reported at or after its anchor), up to the later
+    /// of `fact` and the facts before `index`'s start, is what such a request carries. None
+    /// when that takes looking at more than [`PLACED_SCAN`] facts.
+    fn shown_before(&self, index: usize, fact: usize, seq: Seq) -> Option<bool> {
+        let last = fact.max(self.facts_before(index).saturating_sub(1));
+        for (looked, at) in (0..=last).rev().enumerate() {
+            if looked >= PLACED_SCAN {
+                return None;
+            }
+            let candidate = self.headers.get(at)?;
+            if candidate.seq < seq {
+                return Some(false);
+            }
+            if self.change_seq(at) == Some(seq)
+                && self.first_carrier(at)?.is_some_and(|first| first < index)
+            {
+                return Some(true);
+            }
+        }
+        Some(false)
+    }
+
+    /// The first request whose change is fact `fact` (which has a change) before the filter
+    /// of shown changes: the request of the step it is located in, when it is the latest of
+    /// that step's facts with a change, or one of the requests after it whose start has it as
+    /// the fact before and whose step has no fact. None when that takes looking at more than
+    /// [`PLACED_SCAN`] facts or requests.
+    fn first_carrier(&self, fact: usize) -> Option<Option<usize>> {
+        let (seq, key) = {
+            let fact = self.headers.get(fact)?;
+            (fact.seq, fact.location.step_key())
+        };
+        let after = self.step_starts.partition_point(|(start, _)| *start < seq);
+        let in_step = |request: usize| {
+            key.is_some()
+                && self
+                    .step_starts
+                    .get(request)
+                    .is_some_and(|(_, location)| location.step_key() == key)
+        };
+        let own = match after.checked_sub(1) {
+            Some(before) if in_step(before) => Some(before),
+            _ => in_step(after).then_some(after),
+        };
+        if let Some(own) = own {
+            if let Some((_, Some(latest))) = self.step_sources(own)? {
+                if latest == fact {
+                    return Some(Some(own));
+                }
+            }
+        }
+        for (looked, request) in (after..self.step_starts.len()).enumerate() {
+            if looked >= PLACED_SCAN {
+                return None;
+            }
+            if self.facts_before(request) != fact.saturating_add(1) {
+                return Some(None);
+            }
+            if self.step_sources(request)?.is_none() {
+                return Some(Some(request));
+            }
+        }
+        Some(None)
     }
 
     /// The seq of the change of fact `index`, when it has one.

@@ -85,10 +85,10 @@ impl JsConversation {
     }
 
     /// The requests `start..end` of `views().trajectory.requests` (clamped), with their total:
-    /// `{ total, start, requests }`. The first call links the window's requests to their header
-    /// facts (one pass over them, no request made), as does the first after a load or a
-    /// prepend; after a live append only the last requests are linked again. Throws
-    /// `INVALID_ARGUMENT` as `cardsSlice` does.
+    /// `{ total, start, requests }`, at the cost of the range whatever the window's size when
+    /// each step's header facts lie around its `step/start` (as the harness writes them); in a
+    /// window where they do not, the first call links every request (one pass, kept until a
+    /// load or prepend). Throws `INVALID_ARGUMENT` as `cardsSlice` does.
     #[wasm_bindgen(js_name = requestsSlice, unchecked_return_type = "RequestsSlice")]
     pub fn requests_slice(
         &self,

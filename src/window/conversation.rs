@@ -626,10 +626,12 @@ impl Conversation {
     }
 
     /// The trajectory requests of `range`, an index range of `views().trajectory.requests`
-    /// clamped to the requests, with their total. The first call links every request to its
-    /// header facts (one pass over them, no request made); after a live append a call relinks
-    /// only the requests from the first one whose step the new events reach (the last ones),
-    /// after a load or prepend all of them; otherwise a call costs the range.
+    /// clamped to the requests, with their total, at the cost of the range when every header
+    /// fact located in a step lies between the starts of the steps before and after it (the
+    /// harness writes a step's system message and header just before or after its
+    /// `step/start`). Otherwise the first call links every request to its header facts (one
+    /// pass over them); after a live append a call relinks only the requests from the first one
+    /// whose step the new events reach (the last ones), after a load or prepend all of them.
     /// [`Error::InvalidArgument`] when `range` ends before it starts.
     pub fn requests_slice(&self, range: Range<usize>) -> Result<RequestsSlice, Error> {
         let total = self.analysis.request_count();

@@ -65,6 +65,12 @@ export interface WorkerWindow {
    * request's prompt may be withheld, and so may the cards decided after it; its row is there.
    */
   newestRequests: RequestsSlice;
+  /**
+   * While older pages are to come: the seq of the loaded event from which the prompt is withheld
+   * (a replacement there reaches before the loaded events; BEHAVIOUR.md, section 2): no card is
+   * decided from there on until the pages holding its start are read. Absent when none is.
+   */
+  withheldFrom?: number;
 }
 
 /**

@@ -62,15 +62,37 @@ function windowInfo(conversation) {
   };
 }
 
+/**
+ * The seq of the relevant event from which the window's prompt is withheld (its state uncertain:
+ * a replacement there reaches before the loaded events), undefined when it is not. Uncertain
+ * stays uncertain for the rest of a window, so a binary search over seqs finds it (53 steps at
+ * most, each a `stateAt`, no view built).
+ */
+function withheldFrom(conversation) {
+  const uncertain = (seq) => conversation.stateAt(seq)?.uncertain === true;
+  let [known, withheld] = [conversation.windowStart, Number.MAX_SAFE_INTEGER];
+  if (known === undefined || !uncertain(withheld)) return undefined;
+  if (uncertain(known)) return known;
+  while (withheld - known > 1) {
+    const middle = known + Math.floor((withheld - known) / 2);
+    if (uncertain(middle)) withheld = middle;
+    else known = middle;
+  }
+  return withheld;
+}
+
 /** The newest `rows` cards and requests of the window, with its counts. */
 function windowSnapshot(conversation, rows) {
   const info = windowInfo(conversation);
   const { cards, requests } = info.counts;
-  return {
+  const snapshot = {
     info,
     newestCards: conversation.cardsSlice({ start: Math.max(0, cards - rows), end: cards }),
     newestRequests: conversation.requestsSlice({ start: Math.max(0, requests - rows), end: requests }),
   };
+  const from = withheldFrom(conversation);
+  if (from !== undefined) snapshot.withheldFrom = from;
+  return snapshot;
 }
 
 /** Subscribes `handler` to the messages of a Web Worker scope or a Node MessagePort. */

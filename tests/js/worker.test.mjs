@@ -109,6 +109,26 @@ test("an open of a path reads newest first: windows reach back, the last is the 
     start: requests - 5,
     requests: want.requests.requests.slice(requests - 5),
   });
+  // Each window names where its prompt turns withheld: the first line whose state is uncertain
+  // in a load of the same events here (found line by line), or nothing.
+  const rows = new TextDecoder().decode(second).split("\n").filter((line) => line !== "");
+  const events = rows.slice(1).map((line) => [JSON.parse(line).seq, line]);
+  let withheld = 0;
+  for (const w of windows) {
+    const conversation = new promptfold.Conversation();
+    try {
+      const text = events.filter(([seq]) => seq >= w.info.windowStart).map(([, line]) => line).join("\n");
+      conversation.loadJson(w.info.hasMore ? text : `${rows[0]}\n${text}`, { hasMore: w.info.hasMore });
+      assert.equal(conversation.length, w.info.length);
+      const lines = conversation.linesSlice({ start: 0, end: conversation.length }).lines;
+      const from = lines.find((line) => line.system?.uncertain)?.seq;
+      assert.equal(w.withheldFrom, from, `window from ${w.info.windowStart}`);
+      if (from !== undefined) withheld += 1;
+    } finally {
+      conversation.free();
+    }
+  }
+  assert.ok(withheld > 0 && last.withheldFrom === undefined, `${withheld} windows withheld`);
 });
 
 test("a failed or cancelled open leaves the session open before", async () => {

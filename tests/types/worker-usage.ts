@@ -13,7 +13,10 @@ export async function newestCards(file: File, signal: AbortSignal): Promise<stri
   const opened = await worker.open(file, {
     signal,
     onProgress: (progress) => shown.push(`${progress.bytesRead} of ${progress.totalBytes ?? "?"}`),
-    onWindow: (window: WorkerWindow) => shown.push(...window.newestCards.cards.map((card) => card.key)),
+    onWindow: (window: WorkerWindow) => {
+      const withheld: number | undefined = window.withheldFrom;
+      shown.push(...window.newestCards.cards.map((card) => card.key), `withheld from ${withheld ?? "none"}`);
+    },
   });
   const end = opened.info.counts.cards;
   const slice = await worker.call("cardsSlice", { start: Math.max(0, end - 20), end });
