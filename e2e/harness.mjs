@@ -6,10 +6,9 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { chromiumPath, hasChromium, launchChromium } from './chromium.mjs';
 
 export const www = fileURLToPath(new URL('../www/', import.meta.url));
-const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 /** A free TCP port on 127.0.0.1. */
 export function freePort() {
@@ -30,7 +29,7 @@ export async function startDemo() {
       throw new Error(`www/${file} is missing. Build it first: bash scripts/demo.sh --build-only`);
     }
   }
-  if (!existsSync(chromiumPath)) throw new Error(`no Chromium at ${chromiumPath}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  if (!hasChromium()) throw new Error(`no Chromium at ${chromiumPath}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}/`;
   let log = '';
@@ -48,13 +47,7 @@ export async function startDemo() {
     if (Date.now() > deadline) throw new Error(`the http server did not answer at ${baseUrl}:\n${log}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const browser = await chromium.launch({
-    executablePath: chromiumPath,
-    headless: true,
-    timeout: 30000,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchChromium({ timeout: 30000 });
   const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
   page.setDefaultTimeout(10000);
   const problems = [];

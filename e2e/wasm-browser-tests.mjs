@@ -22,10 +22,9 @@ import http from 'node:http';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { chromiumPath, hasChromium, launchChromium } from './chromium.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const runner = process.env.WASM_BINDGEN_TEST_RUNNER || `${homedir()}/.cargo/bin/wasm-bindgen-test-runner`;
 const cargoArgs = process.argv.length > 2 ? process.argv.slice(2) : ['--features', 'wasm', '--test', 'web'];
 const buildWaitMs = Number(process.env.BROWSER_BUILD_WAIT_MS || 900_000);
@@ -190,20 +189,14 @@ async function runPage(browser, url, problems) {
 }
 
 async function main() {
-  if (!existsSync(chromiumPath)) return fail(`no Chromium at ${chromiumPath} (apt-get install -y chromium)`);
+  if (!hasChromium()) return fail(`no Chromium at ${chromiumPath} (apt-get install -y chromium)`);
   if (!existsSync(runner)) return fail(`no wasm-bindgen-test-runner at ${runner} (bash scripts/setup.sh installs it)`);
   const folder = await generatePage();
   const server = await serve(folder);
   let browser;
   try {
     const url = `http://127.0.0.1:${server.address().port}/`;
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      headless: true,
-      timeout: 60_000,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium({ timeout: 60_000 });
     for (let attempt = 1; attempt <= attempts; attempt++) {
       const problems = [];
       const output = await runPage(browser, url, problems);

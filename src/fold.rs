@@ -217,14 +217,14 @@ fn fold_relevant(
     event: &SessionEvent,
 ) -> Option<Folded> {
     let is_unknown = |endpoint: Seq| endpoint < first_seq && record.replacement(endpoint).is_none();
-    if let Some(SurfaceOp::Replace { start, end }) = event.surface_op {
+    if let Some(SurfaceOp::Replace { start, end }) = event.surface_op() {
         if is_unknown(start) || is_unknown(end) {
             return None;
         }
     }
     let surviving_before = record.last_nonempty().map(|node| node.seq);
     let version = record.advance();
-    let position = match event.surface_op {
+    let position = match event.surface_op() {
         Some(SurfaceOp::Replace { start, end }) => {
             let position = record.replacement(start).unwrap_or(start);
             let end = if end == start {
@@ -244,8 +244,8 @@ fn fold_relevant(
         let node = Rc::new(SystemPromptNode {
             seq: event.seq,
             time: event.time,
-            turn: event.turn.value().unwrap_or(0),
-            step: event.step.unwrap_or(0),
+            turn: event.turn().value().unwrap_or(0),
+            step: event.step().unwrap_or(0),
             text: Rc::clone(text),
             update: event.is_system_append() && surviving_before.is_some(),
         });

@@ -503,17 +503,17 @@ fn wrongly_typed_optional_fields_are_ignored() {
     let events = parse_events(text).unwrap();
     let e = &events;
     assert_eq!(
-        (e[0].time, e[0].turn, e[0].step),
+        (e[0].time, e[0].turn(), e[0].step()),
         (0.0, TurnField::Absent, None)
     );
-    assert_eq!(e[0].surface_op, None);
+    assert_eq!(e[0].surface_op(), None);
     assert_eq!(e[0].system_text().map(|t| &**t), Some("yes"));
     assert_eq!(
-        (e[1].time, e[1].turn, e[1].step),
+        (e[1].time, e[1].turn(), e[1].step()),
         (0.0, TurnField::Absent, None)
     );
     assert_eq!(e[1].system_text().map(|t| &**t), Some(""));
-    assert_eq!(e[2].turn, TurnField::Absent);
+    assert_eq!(e[2].turn(), TurnField::Absent);
     assert_eq!(e[2].system_text().map(|t| &**t), Some(""));
     assert_eq!(e[3].system_text().map(|t| &**t), Some(""));
     let header = e[4].header().expect("a header");
@@ -527,17 +527,19 @@ fn wrongly_typed_optional_fields_are_ignored() {
     assert_eq!(header.reason, HeaderReason::Other);
     assert!(!header.starts_series);
     assert_eq!(
-        (e[6].kind.clone(), e[6].turn),
+        (e[6].kind.clone(), e[6].turn()),
         (EventKind::Other, TurnField::Turn(2))
     );
     assert_eq!(
-        (e[7].kind.clone(), e[7].turn),
+        (e[7].kind.clone(), e[7].turn()),
         (EventKind::TurnStart, TurnField::Absent)
     );
-    assert_eq!((e[8].turn, e[8].step), (TurnField::Null, None));
-    assert!(e
-        .iter()
-        .all(|event| event.surface_op.is_none() || event.surface_op == Some(SurfaceOp::Append)));
+    assert_eq!((e[8].turn(), e[8].step()), (TurnField::Null, None));
+    assert!(
+        e.iter()
+            .all(|event| event.surface_op().is_none()
+                || event.surface_op() == Some(SurfaceOp::Append))
+    );
     // The whole batch loads, and its outputs serialize.
     let mut conversation = Conversation::new();
     conversation.load(events, LoadOptions::default()).unwrap();

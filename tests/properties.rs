@@ -441,7 +441,7 @@ proptest! {
         let mut turn_starts = BTreeMap::new();
         let mut step_starts = BTreeMap::new();
         for event in &events {
-            match (&event.kind, event.turn.value(), event.step) {
+            match (&event.kind, event.turn().value(), event.step()) {
                 (EventKind::TurnStart, Some(turn), _) => {
                     turn_starts.entry(turn).or_insert(event.seq);
                 }

@@ -172,7 +172,7 @@ fn text(
             .state_at(event.seq)
             .and_then(|state| state.effective())
             .is_some_and(|node| node.seq == event.seq && node.update);
-        let (name, sections) = match event.surface_op {
+        let (name, sections) = match event.surface_op() {
             Some(SurfaceOp::Replace { start, end }) => {
                 // The ledger names the sections a rewrite changed (when it broke a request).
                 let sections = ledger
@@ -209,7 +209,7 @@ fn text(
         } else {
             format!("  sections: {}", sections.join(", "))
         };
-        let turn = match event.turn {
+        let turn = match event.turn() {
             promptfold::TurnField::Turn(turn) => Some(turn),
             _ => None,
         };
@@ -217,7 +217,7 @@ fn text(
             out,
             "  seq {:<6} step {:<6} {}{}",
             event.seq,
-            step_label(turn, event.step),
+            step_label(turn, event.step()),
             name,
             sections
         )?;

@@ -478,7 +478,8 @@ fn build(ev: &Ev, seq_value: Option<Value>, context: &Context) -> Built {
         _ => Value::Object(object),
     };
     // The same event built directly, as a Rust caller could, without the parser's checks.
-    let direct = seq.map(|seq| {
+    // Values a log cannot hold are refused by `SessionEvent::new`: such an event is left out.
+    let direct = seq.and_then(|seq| {
         let text = |blocks_text: &str| blocks_text.into();
         let kind = match &ev.kind {
             Kind::System { text: t, .. } => {
@@ -524,12 +525,13 @@ fn build(ev: &Ev, seq_value: Option<Value>, context: &Context) -> Built {
         let turn = match &ev.turn {
             Num::Small(n) => TurnField::Turn(u64::from(n % 5)),
             Num::Null => TurnField::Null,
-            Num::Junk(Junk::Huge) => TurnField::Turn(u64::MAX),
+            // The largest turn a log can hold (SessionEvent::new refuses larger ones).
+            Num::Junk(Junk::Huge) => TurnField::Turn(MAX_SAFE.unsigned_abs()),
             _ => TurnField::Absent,
         };
         let step = match &ev.step {
             Num::Small(n) => Some(u64::from(n % 5)),
-            Num::Junk(Junk::Huge) => Some(u64::MAX),
+            Num::Junk(Junk::Huge) => Some(MAX_SAFE.unsigned_abs()),
             _ => None,
         };
         let time = match &ev.time {
@@ -538,14 +540,7 @@ fn build(ev: &Ev, seq_value: Option<Value>, context: &Context) -> Built {
             Num::Junk(Junk::Huge) => 1e300,
             _ => 0.0,
         };
-        SessionEvent {
-            seq,
-            time,
-            kind,
-            surface_op: direct_op,
-            turn,
-            step,
-        }
+        SessionEvent::new(seq, time, kind, direct_op, turn, step).ok()
     });
     Built { value, direct }
 }
@@ -907,7 +902,7 @@ fn check(
                 let replaces = conversation
                     .events()
                     .iter()
-                    .filter(|event| matches!(event.surface_op, Some(SurfaceOp::Replace { .. })))
+                    .filter(|event| matches!(event.surface_op(), Some(SurfaceOp::Replace { .. })))
                     .count();
                 let uncertain = conversation
                     .state_at(Seq::MAX)

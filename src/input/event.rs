@@ -2,6 +2,7 @@
 
 use std::rc::Rc;
 
+use crate::error::Error;
 use crate::input::intern::SharedTools;
 use crate::input::json::JsonValue;
 
@@ -10,8 +11,11 @@ pub use crate::seq::{Seq, Time};
 
 /// One event of a session log, reduced to what the interpreter reads.
 ///
-/// Build it from JSON with [`crate::parse_events`]; unknown types and fields are dropped there.
-#[derive(Clone, Debug, PartialEq)]
+/// Build it from JSON with [`crate::parse_events`], or with [`SessionEvent::new`]; unknown types
+/// and fields are dropped there. The surface operation, turn and step are read through
+/// [`SessionEvent::surface_op`], [`SessionEvent::turn`] and [`SessionEvent::step`]: they are
+/// kept packed (a window keeps one of these per event; see docs/performance-notes.md).
+#[derive(Clone, PartialEq)]
 pub struct SessionEvent {
     /// The event's sequence number.
     pub seq: Seq,
@@ -19,12 +23,164 @@ pub struct SessionEvent {
     pub time: Time,
     /// The event type, with its type-specific payload.
     pub kind: EventKind,
+    op: PackedOp,
+    turn: u64,
+    step: u64,
+}
+
+/// `turn` when the event has no usable `data.turn`.
+const TURN_ABSENT: u64 = u64::MAX;
+/// `turn` when the event's `data.turn` is `null`.
+const TURN_NULL: u64 = u64::MAX - 1;
+/// `step` when the event has no usable `data.step`.
+const STEP_NONE: u64 = u64::MAX;
+/// `PackedOp::start` when there is no replace: `end` then says whether the event appends.
+const NOT_REPLACE: Seq = Seq::MIN;
+
+/// `Option<SurfaceOp>` in two seqs: a replace's endpoints as they are, else [`NOT_REPLACE`]
+/// and `1` for an append or `0` for no operation.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct PackedOp {
+    start: Seq,
+    end: Seq,
+}
+
+impl PackedOp {
+    fn pack(op: Option<SurfaceOp>) -> PackedOp {
+        match op {
+            None => PackedOp {
+                start: NOT_REPLACE,
+                end: 0,
+            },
+            Some(SurfaceOp::Append) => PackedOp {
+                start: NOT_REPLACE,
+                end: 1,
+            },
+            Some(SurfaceOp::Replace { start, end }) => {
+                debug_assert!(start != NOT_REPLACE, "a replace starts at a safe integer");
+                PackedOp { start, end }
+            }
+        }
+    }
+
+    fn unpack(self) -> Option<SurfaceOp> {
+        match (self.start, self.end) {
+            (NOT_REPLACE, 0) => None,
+            (NOT_REPLACE, _) => Some(SurfaceOp::Append),
+            (start, end) => Some(SurfaceOp::Replace { start, end }),
+        }
+    }
+}
+
+/// A non-negative integer the log can hold: at most `2^53 - 1`.
+fn loggable(value: u64) -> bool {
+    value <= crate::seq::MAX_SAFE_INTEGER.unsigned_abs()
+}
+
+/// A seq the log can hold: a safe integer.
+fn loggable_seq(value: Seq) -> bool {
+    value.unsigned_abs() <= crate::seq::MAX_SAFE_INTEGER.unsigned_abs()
+}
+
+impl SessionEvent {
+    /// Builds an event. The replace endpoints, turn and step must be values a log can hold
+    /// (safe integers, `|n| <= 2^53 - 1`, as [`crate::parse_events`] reads them); others are
+    /// [`Error::InvalidArgument`].
+    pub fn new(
+        seq: Seq,
+        time: Time,
+        kind: EventKind,
+        surface_op: Option<SurfaceOp>,
+        turn: TurnField,
+        step: Option<u64>,
+    ) -> Result<SessionEvent, Error> {
+        let invalid = |argument: &str, message: String| Error::InvalidArgument {
+            argument: argument.into(),
+            message,
+        };
+        if let Some(SurfaceOp::Replace { start, end }) = surface_op {
+            if !loggable_seq(start) || !loggable_seq(end) {
+                return Err(invalid(
+                    "surface_op",
+                    format!("replace endpoints must be safe integers, found {start} and {end}"),
+                ));
+            }
+        }
+        if let Some(turn) = turn.value().filter(|turn| !loggable(*turn)) {
+            return Err(invalid(
+                "turn",
+                format!("must be at most 2^53 - 1, found {turn}"),
+            ));
+        }
+        if let Some(step) = step.filter(|step| !loggable(*step)) {
+            return Err(invalid(
+                "step",
+                format!("must be at most 2^53 - 1, found {step}"),
+            ));
+        }
+        Ok(SessionEvent::packed(
+            seq, time, kind, surface_op, turn, step,
+        ))
+    }
+
+    /// [`SessionEvent::new`] for values already checked (the parser reads only safe integers).
+    pub(crate) fn packed(
+        seq: Seq,
+        time: Time,
+        kind: EventKind,
+        surface_op: Option<SurfaceOp>,
+        turn: TurnField,
+        step: Option<u64>,
+    ) -> SessionEvent {
+        debug_assert!(turn.value().is_none_or(loggable) && step.is_none_or(loggable));
+        SessionEvent {
+            seq,
+            time,
+            kind,
+            op: PackedOp::pack(surface_op),
+            turn: match turn {
+                TurnField::Absent => TURN_ABSENT,
+                TurnField::Null => TURN_NULL,
+                TurnField::Turn(turn) => turn,
+            },
+            step: step.unwrap_or(STEP_NONE),
+        }
+    }
+
     /// The surface operation, when the event carries one.
-    pub surface_op: Option<SurfaceOp>,
+    #[inline]
+    pub fn surface_op(&self) -> Option<SurfaceOp> {
+        self.op.unpack()
+    }
+
     /// `data.turn`: absent, explicitly `null`, or a non-negative integer.
-    pub turn: TurnField,
+    #[inline]
+    pub fn turn(&self) -> TurnField {
+        match self.turn {
+            TURN_ABSENT => TurnField::Absent,
+            TURN_NULL => TurnField::Null,
+            turn => TurnField::Turn(turn),
+        }
+    }
+
     /// `data.step` when it is a non-negative integer.
-    pub step: Option<u64>,
+    #[inline]
+    pub fn step(&self) -> Option<u64> {
+        (self.step != STEP_NONE).then_some(self.step)
+    }
+}
+
+impl std::fmt::Debug for SessionEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionEvent")
+            .field("seq", &self.seq)
+            .field("time", &self.time)
+            .field("kind", &self.kind)
+            .field("surface_op", &self.surface_op())
+            .field("turn", &self.turn())
+            .field("step", &self.step())
+            .finish()
+    }
 }
 
 /// The value of an event's `data.turn`.
@@ -174,8 +330,7 @@ impl RequestHeader {
 impl SessionEvent {
     /// Whether the fold reads this event: a `system/message`, or any event with a replace op.
     pub fn is_relevant(&self) -> bool {
-        matches!(self.kind, EventKind::SystemMessage { .. })
-            || matches!(self.surface_op, Some(SurfaceOp::Replace { .. }))
+        matches!(self.kind, EventKind::SystemMessage { .. }) || self.op.start != NOT_REPLACE
     }
 
     /// The request header, when this is a `request/header` event.
@@ -196,7 +351,103 @@ impl SessionEvent {
 
     /// Whether this is a `system/message` appended (not replacing) to the surface.
     pub fn is_system_append(&self) -> bool {
-        matches!(self.kind, EventKind::SystemMessage { .. })
-            && !matches!(self.surface_op, Some(SurfaceOp::Replace { .. }))
+        matches!(self.kind, EventKind::SystemMessage { .. }) && self.op.start == NOT_REPLACE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::seq::MAX_SAFE_INTEGER;
+
+    const MAX: u64 = MAX_SAFE_INTEGER.unsigned_abs();
+
+    fn event(op: Option<SurfaceOp>, turn: TurnField, step: Option<u64>) -> SessionEvent {
+        match SessionEvent::new(10, 1.5, EventKind::Other, op, turn, step) {
+            Ok(event) => event,
+            Err(error) => panic!("{op:?} {turn:?} {step:?} refused: {error}"),
+        }
+    }
+
+    #[test]
+    fn every_value_a_log_can_hold_reads_back() {
+        let ops = [
+            None,
+            Some(SurfaceOp::Append),
+            Some(SurfaceOp::Replace { start: 0, end: 0 }),
+            Some(SurfaceOp::Replace { start: 0, end: 1 }),
+            Some(SurfaceOp::Replace {
+                start: -MAX_SAFE_INTEGER,
+                end: MAX_SAFE_INTEGER,
+            }),
+            Some(SurfaceOp::Replace {
+                start: MAX_SAFE_INTEGER,
+                end: -MAX_SAFE_INTEGER,
+            }),
+        ];
+        let turns = [
+            TurnField::Absent,
+            TurnField::Null,
+            TurnField::Turn(0),
+            TurnField::Turn(MAX - 1),
+            TurnField::Turn(MAX),
+        ];
+        let steps = [None, Some(0), Some(1), Some(MAX)];
+        for op in ops {
+            for turn in turns {
+                for step in steps {
+                    let event = event(op, turn, step);
+                    assert_eq!(
+                        (event.surface_op(), event.turn(), event.step()),
+                        (op, turn, step)
+                    );
+                    assert_eq!((event.seq, event.time), (10, 1.5));
+                    let replace = matches!(op, Some(SurfaceOp::Replace { .. }));
+                    assert_eq!(event.is_relevant(), replace);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn values_no_log_holds_are_refused() {
+        let refused = [
+            (None, TurnField::Turn(MAX + 1), None),
+            (None, TurnField::Turn(u64::MAX), None),
+            (None, TurnField::Absent, Some(MAX + 1)),
+            (None, TurnField::Absent, Some(u64::MAX)),
+            (
+                Some(SurfaceOp::Replace {
+                    start: i64::MIN,
+                    end: 0,
+                }),
+                TurnField::Absent,
+                None,
+            ),
+            (
+                Some(SurfaceOp::Replace {
+                    start: 0,
+                    end: MAX_SAFE_INTEGER + 1,
+                }),
+                TurnField::Absent,
+                None,
+            ),
+        ];
+        for (op, turn, step) in refused {
+            let made = SessionEvent::new(1, 0.0, EventKind::Other, op, turn, step);
+            assert!(
+                matches!(made, Err(Error::InvalidArgument { .. })),
+                "{op:?} {turn:?} {step:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_event_keeps_its_operation_turn_and_step_in_four_words() {
+        // seq, time, the kind, then two seqs for the operation, the turn and the step.
+        assert_eq!(
+            std::mem::size_of::<SessionEvent>(),
+            6 * 8 + std::mem::size_of::<EventKind>()
+        );
     }
 }

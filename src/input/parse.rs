@@ -282,9 +282,9 @@ mod tests {
         ]"#;
         let events = parse_events(text).unwrap();
         assert_eq!(events[0].system_text().map(|t| &**t), Some("AB"));
-        assert_eq!(events[0].turn, TurnField::Turn(1));
-        assert_eq!(events[0].step, Some(2));
-        assert_eq!(events[0].surface_op, Some(SurfaceOp::Append));
+        assert_eq!(events[0].turn(), TurnField::Turn(1));
+        assert_eq!(events[0].step(), Some(2));
+        assert_eq!(events[0].surface_op(), Some(SurfaceOp::Append));
         let header = events[1].header().unwrap();
         assert_eq!(header.reason, HeaderReason::Change);
         assert!(header.starts_series);
@@ -301,11 +301,14 @@ mod tests {
         let events = parse_events(&text).unwrap();
         assert_eq!(events[0].system_text().map(|t| &**t), Some(""));
         assert_eq!(
-            (events[0].turn, events[0].step),
+            (events[0].turn(), events[0].step()),
             (TurnField::Absent, Some(3))
         );
         assert_eq!(events[1].system_text().map(|t| &**t), Some(""));
-        assert_eq!((events[1].turn, events[1].step), (TurnField::Absent, None));
+        assert_eq!(
+            (events[1].turn(), events[1].step()),
+            (TurnField::Absent, None)
+        );
     }
 
     #[test]
@@ -314,7 +317,7 @@ mod tests {
             "{\"seq\":1,\"type\":\"x\"}\n\n{\"seq\":2,\"type\":\"y\",\"data\":{\"turn\":null}}\n";
         let events = parse_events(text).unwrap();
         assert_eq!(events.len(), 2);
-        assert_eq!(events[1].turn, TurnField::Null);
+        assert_eq!(events[1].turn(), TurnField::Null);
         assert!(parse_events("  \n ").unwrap().is_empty());
     }
 
@@ -325,7 +328,7 @@ mod tests {
            "t\u0065xt":"A"}]}}}]"#;
         let events = parse_events(text).unwrap();
         assert_eq!(events[0].seq, 3);
-        assert_eq!(events[0].turn, TurnField::Turn(2));
+        assert_eq!(events[0].turn(), TurnField::Turn(2));
         assert_eq!(events[1].system_text().map(|t| &**t), Some("A"));
     }
 
@@ -494,8 +497,8 @@ mod tests {
         let text = r#"[{"seq":1,"time":"late","type":"system/message","data":{"turn":-1,"step":1.5,"message":"hi"}}]"#;
         let event = &parse_events(text).unwrap()[0];
         assert_eq!(event.time, 0.0);
-        assert_eq!(event.turn, TurnField::Absent);
-        assert_eq!(event.step, None);
+        assert_eq!(event.turn(), TurnField::Absent);
+        assert_eq!(event.step(), None);
         assert_eq!(event.system_text().map(|t| &**t), Some(""));
     }
 }

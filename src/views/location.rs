@@ -29,10 +29,10 @@ pub struct Locator {
 impl Locator {
     /// Returns the location of `event`, the next event of the walk, and advances the walk.
     pub fn locate(&mut self, event: &SessionEvent) -> Location {
-        if event.turn == TurnField::Null {
+        if event.turn() == TurnField::Null {
             return Location::default();
         }
-        let explicit_turn = event.turn.value();
+        let explicit_turn = event.turn().value();
         match event.kind {
             EventKind::TurnStart => {
                 if explicit_turn.is_some() {
@@ -44,7 +44,7 @@ impl Locator {
                 if explicit_turn.is_some() {
                     self.current.turn = explicit_turn;
                 }
-                self.current.step = event.step;
+                self.current.step = event.step();
             }
             _ => {
                 if let Some(turn) = explicit_turn {
@@ -52,8 +52,8 @@ impl Locator {
                         self.current.step = None;
                     }
                     self.current.turn = Some(turn);
-                    if event.step.is_some() {
-                        self.current.step = event.step;
+                    if event.step().is_some() {
+                        self.current.step = event.step();
                     }
                 }
             }
@@ -61,7 +61,7 @@ impl Locator {
         let turn = explicit_turn.or(self.current.turn);
         let step = match event.kind {
             EventKind::TurnStart | EventKind::TurnEnd => None,
-            _ => event.step.or(if turn == self.current.turn {
+            _ => event.step().or(if turn == self.current.turn {
                 self.current.step
             } else {
                 None

@@ -52,7 +52,7 @@ impl Census {
             count(
                 &mut census.surface,
                 crate::fold::surface::node_of(event).is_some()
-                    || matches!(event.surface_op, Some(SurfaceOp::Replace { .. })),
+                    || matches!(event.surface_op(), Some(SurfaceOp::Replace { .. })),
             );
         }
         census

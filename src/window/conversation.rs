@@ -691,14 +691,7 @@ impl Conversation {
 
 impl Spare for SessionEvent {
     fn spare() -> SessionEvent {
-        SessionEvent {
-            seq: 0,
-            time: 0.0,
-            kind: EventKind::Other,
-            surface_op: None,
-            turn: TurnField::Absent,
-            step: None,
-        }
+        SessionEvent::packed(0, 0.0, EventKind::Other, None, TurnField::Absent, None)
     }
 }
 

@@ -86,7 +86,7 @@ impl NodeFold {
     /// Folds `event`, which follows every event folded.
     pub fn fold(&mut self, event: &SessionEvent) {
         let node = node_of(event);
-        let replace = match event.surface_op {
+        let replace = match event.surface_op() {
             Some(SurfaceOp::Replace { start, end }) => Some((start, end)),
             _ => None,
         };

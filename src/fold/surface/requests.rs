@@ -89,7 +89,7 @@ impl Requests {
             self.tools_text = Some(Rc::clone(&header.tools_text));
             self.since.series |= header.starts_series || header.reason == HeaderReason::Series;
         }
-        if let Some(SurfaceOp::Replace { .. }) = event.surface_op {
+        if let Some(SurfaceOp::Replace { .. }) = event.surface_op() {
             self.since.replaced = true;
         }
     }

@@ -307,18 +307,18 @@ mod tests {
                 tokens: 5
             }
         );
-        assert_eq!(events[0].turn, TurnField::Turn(2));
-        assert_eq!(events[0].step, None);
+        assert_eq!(events[0].turn(), TurnField::Turn(2));
+        assert_eq!(events[0].step(), None);
         assert_eq!(events[1].time, 0.0);
         assert_eq!(
-            events[1].surface_op,
+            events[1].surface_op(),
             Some(SurfaceOp::Replace { start: 1, end: 0 })
         );
         let header = events[1].header().unwrap();
         assert_eq!(&*header.tools_text, "[]");
         assert!(header.config.is_some());
         assert_eq!(events[2].kind, EventKind::TurnStart);
-        assert_eq!(events[2].turn, TurnField::Null);
+        assert_eq!(events[2].turn(), TurnField::Null);
     }
 
     #[test]

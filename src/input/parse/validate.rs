@@ -51,14 +51,9 @@ impl RawEvent<'_> {
         if events.len() == events.capacity() {
             crate::room::try_room(events, 1)?;
         }
-        events.push(SessionEvent {
-            seq,
-            time,
-            kind,
-            surface_op,
-            turn,
-            step,
-        });
+        events.push(SessionEvent::packed(
+            seq, time, kind, surface_op, turn, step,
+        ));
         Ok(())
     }
 }

@@ -179,7 +179,7 @@ impl Forward {
     fn fold_surface(&mut self, event: &SessionEvent) {
         let node = node_of(event);
         let text = event.system_text();
-        match event.surface_op {
+        match event.surface_op() {
             Some(SurfaceOp::Replace { start, end }) => {
                 if text.is_some() {
                     // The prompt in force just before (none while the fold is uncertain).

@@ -85,7 +85,7 @@ pub(super) fn walk(input: &LedgerInput<'_>, each: &mut dyn FnMut(Closed<'_>)) {
     let span =
         usize::try_from(last.saturating_sub(window_start)).map_or(0, |d| d.saturating_add(1));
     let replace_count = (input.events.iter())
-        .filter(|event| matches!(event.surface_op, Some(SurfaceOp::Replace { .. })))
+        .filter(|event| matches!(event.surface_op(), Some(SurfaceOp::Replace { .. })))
         .count();
     let mut walk = Walk {
         positions: Positions::new(window_start, input.events.len(), span, replace_count),
@@ -149,7 +149,7 @@ impl Walk {
             self.read_header(found);
         }
         let node = node_of(event);
-        match event.surface_op {
+        match event.surface_op() {
             Some(SurfaceOp::Replace { start, end }) => {
                 let replaced = self
                     .positions
