@@ -1,6 +1,6 @@
 // cacheLedger() against views() on every bench workload (issue 26: at most a quarter of views()).
 //
-//   node bench/js/cache.mjs [runs] [PKG ...]   needs pkg/node (scripts/build.sh) and bench/data (gen.mjs)
+//   node bench/js/cache.mjs [--cpu] [runs] [PKG ...]   needs pkg/node (scripts/build.sh) and bench/data (gen.mjs)
 //
 // Each round loads the workload afresh (loadJson) and times the first views(), a second
 // views() (which finds the texts the first one made in JS), the first cacheLedger() and the
@@ -9,15 +9,21 @@
 // second. `runs` rounds (default 7) after 2 not counted;
 // prints medians as JSON lines. With several PKG directories (each holding a node/ build, e.g.
 // a copy of pkg/ from another commit), the builds alternate within every round, so their
-// ratios are measured side by side; the default is this checkout's pkg/.
+// ratios are measured side by side; the default is this checkout's pkg/. With --cpu, each call
+// is timed by the process's CPU time (process.cpuUsage: user and system, every thread) instead
+// of the wall clock: on a machine shared with other work, time spent waiting for a core is then
+// not counted.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DATA_DIR } from './gen.mjs';
 import { WORKLOADS } from './workloads.mjs';
 
-const runs = Number(process.argv[2] ?? 7);
-const dirs = process.argv.length > 3 ? process.argv.slice(3) : [join(import.meta.dirname, '..', '..', 'pkg')];
+const args = process.argv.slice(2);
+const cpu = args[0] === '--cpu';
+if (cpu) args.shift();
+const runs = Number(args[0] ?? 7);
+const dirs = args.length > 1 ? args.slice(1) : [join(import.meta.dirname, '..', '..', 'pkg')];
 const builds = [];
 for (const dir of dirs) {
   const { Conversation } = await import(join(resolve(dir), 'node', 'promptfold.mjs'));
@@ -32,10 +38,15 @@ const OPTIONS = {
 };
 
 const median = (values) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+const clock = cpu ? cpuMs : () => performance.now();
 const time = (f) => {
-  const start = performance.now();
+  const start = clock();
   f();
-  return performance.now() - start;
+  return clock() - start;
 };
 
 for (const workload of WORKLOADS) {

@@ -205,30 +205,67 @@ impl LedgerRows {
     }
 }
 
-/// The ledger of a window, with options already checked ([`CacheOptions::check`]).
+/// Where [`ledger_into`] puts each request's entry as soon as it is made.
+pub(crate) trait LedgerSink {
+    /// Takes the entry of the next request (its `route` absent and `causes` empty), its route
+    /// and its causes (which it may move out: the ledger clears the list after).
+    fn entry(&mut self, entry: CacheEntry, route: Option<&Rc<Route>>, causes: &mut Vec<CacheCause>);
+}
+
+impl LedgerSink for LedgerRows {
+    fn entry(
+        &mut self,
+        entry: CacheEntry,
+        route: Option<&Rc<Route>>,
+        causes: &mut Vec<CacheCause>,
+    ) {
+        self.entries.push(entry);
+        self.routes.push(route.cloned());
+        self.causes.append(causes);
+        self.causes_end.push(self.causes.len());
+    }
+}
+
+impl LedgerRows {
+    /// Empty rows with room for `count` requests.
+    pub fn with_capacity(count: usize) -> LedgerRows {
+        LedgerRows {
+            entries: Vec::with_capacity(count),
+            routes: Vec::with_capacity(count),
+            // Room for one cause per request: most requests list none or one.
+            causes: Vec::with_capacity(count),
+            causes_end: Vec::with_capacity(count),
+            summary: CacheSummary::default(),
+        }
+    }
+}
+
+/// The ledger of a window, with options already checked ([`CacheOptions::check`]): each
+/// request's entry goes to `sink` as soon as it is made, in request order (as many as
+/// `input.surface.request_count()`); returns the summary.
 // Not inlined, so that a profiler can tell it from its callers (`--toggle-collect`).
 #[inline(never)]
-pub(crate) fn ledger(input: &LedgerInput<'_>, options: &CacheOptions) -> LedgerRows {
-    let requests: Vec<_> = input.surface.requests().collect();
-    let scan = gaps::scan(input, &requests);
-    let gaps = &scan.gaps;
-    let mut rows = LedgerRows {
-        entries: Vec::with_capacity(requests.len()),
-        routes: Vec::with_capacity(requests.len()),
-        // Room for one cause per request: most requests list none or one.
-        causes: Vec::with_capacity(requests.len()),
-        causes_end: Vec::with_capacity(requests.len()),
-        summary: CacheSummary::default(),
-    };
+pub(crate) fn ledger_into(
+    input: &LedgerInput<'_>,
+    options: &CacheOptions,
+    sink: &mut dyn LedgerSink,
+) -> CacheSummary {
     let mut summing = summary::Summing::new(options);
-    let mut previous: Option<(&gaps::Gap, ContextBreakdown)> = None;
-    for (request, gap) in requests.iter().zip(gaps) {
+    let mut causes: Vec<CacheCause> = Vec::new();
+    // The previous request's breakdown.
+    let mut before_breakdown = ContextBreakdown::default();
+    gaps::walk(input, &mut |closed: gaps::Closed<'_>| {
+        let gaps::Closed {
+            request,
+            before,
+            gap,
+            replaces,
+        } = closed;
         let breakdown = ContextBreakdown::of(&request.sums);
         let usage = request
             .answer
             .as_ref()
             .and_then(|(_, usage)| usage.as_deref());
-        let observed = observed::read(usage);
         let mut entry = CacheEntry {
             seq: gap.start_seq,
             read_seq: request.seq,
@@ -236,14 +273,12 @@ pub(crate) fn ledger(input: &LedgerInput<'_>, options: &CacheOptions) -> LedgerR
             total_tokens: breakdown.total_tokens,
             superseded_system_tokens: breakdown.superseded_system_tokens,
             tools_tokens: breakdown.tools_tokens,
-            observed,
+            observed: observed::read(usage),
             ..CacheEntry::default()
         };
-        let causes = &mut rows.causes;
-        let start = causes.len();
-        if let Some((before, before_breakdown)) = previous {
-            let incomplete = gap.incomplete || before.incomplete;
-            if !incomplete {
+        causes.clear();
+        if let Some(before) = before {
+            if !(gap.incomplete || before.incomplete) {
                 let tools = tools::compare(before.header.as_deref(), gap.header.as_deref());
                 let kept = prefix::kept(before, gap, &tools, &before_breakdown, input.surface);
                 entry.kept_tokens = Some(kept);
@@ -251,11 +286,10 @@ pub(crate) fn ledger(input: &LedgerInput<'_>, options: &CacheOptions) -> LedgerR
                 let broken = before_breakdown.total_tokens.saturating_sub(kept);
                 entry.broken_tokens = Some(broken);
                 if broken > 0 {
-                    let replaces = scan.replaces_of(gap);
-                    causes::between(causes, (before, gap), tools, replaces, input);
-                    debug_assert!(causes.len() > start, "a break has a cause");
+                    causes::between(&mut causes, (before, gap), tools, replaces, input);
+                    debug_assert!(!causes.is_empty(), "a break has a cause");
                 }
-                if gap.updates > 0 && causes.len() == start {
+                if gap.updates > 0 && causes.is_empty() {
                     entry.saved_tokens = Some(kept.saturating_sub(before_breakdown.tools_tokens));
                 }
             }
@@ -272,12 +306,9 @@ pub(crate) fn ledger(input: &LedgerInput<'_>, options: &CacheOptions) -> LedgerR
             .as_deref()
             .and_then(|route| route.model.as_deref());
         entry.cost = cost::of(&entry, model, options);
-        summing.add(&entry, model, causes.get(start..).unwrap_or_default());
-        rows.causes_end.push(causes.len());
-        rows.entries.push(entry);
-        rows.routes.push(gap.route.clone());
-        previous = Some((gap, breakdown));
-    }
-    rows.summary = summing.finish();
-    rows
+        summing.add(&entry, model, &causes);
+        sink.entry(entry, gap.route.as_ref(), &mut causes);
+        before_breakdown = breakdown;
+    });
+    summing.finish()
 }

@@ -12,7 +12,7 @@ use crate::error::Error;
 use std::rc::Rc;
 
 use crate::views::cache::{
-    CacheCause, CacheEntry, CacheOptions, CacheSummary, LedgerRows, Prices, Route, TokenPrices,
+    CacheCause, CacheEntry, CacheOptions, CacheSummary, LedgerSink, Prices, Route, TokenPrices,
 };
 
 #[wasm_bindgen]
@@ -39,9 +39,13 @@ impl JsConversation {
     pub fn cache_ledger(&self, options: Option<JsCacheOptions>) -> Result<JsValue, JsValue> {
         let options = options.map(JsValue::from);
         let options = throw(options_from_js(options.as_ref()))?;
-        let rows = throw(self.inner.cache_ledger_rows(&options))?;
+        let count = self.inner.cache_ledger_len();
         let mut packed = Packed::default();
-        packed.ledger(&rows);
+        packed.count(count);
+        // Each entry takes about 20 numbers.
+        packed.numbers.reserve(count.saturating_mul(20));
+        let summary = throw(self.inner.cache_ledger_into(&options, &mut packed))?;
+        packed.summary(&summary);
         Ok(make_ledger(&packed.numbers, &packed.strings))
     }
 }
@@ -143,6 +147,21 @@ struct Packed {
     last_route: Option<(Rc<Route>, f64, f64)>,
 }
 
+impl LedgerSink for Packed {
+    fn entry(
+        &mut self,
+        entry: CacheEntry,
+        route: Option<&Rc<Route>>,
+        causes: &mut Vec<CacheCause>,
+    ) {
+        self.entry_numbers(&entry, route);
+        self.count(causes.len());
+        for cause in causes.iter() {
+            self.cause(cause);
+        }
+    }
+}
+
 /// An entry's flags (`src/wasm/js/ledger.js` reads the same bits): which optional parts follow.
 const HAS_ROUTE: u32 = 1;
 const KNOWN: u32 = 2;
@@ -212,28 +231,6 @@ impl Packed {
         self.optional_string(route.model.as_deref());
     }
 
-    fn ledger(&mut self, rows: &LedgerRows) {
-        self.count(rows.entries.len());
-        // Each entry takes about 20 numbers.
-        self.numbers.reserve(rows.entries.len().saturating_mul(20));
-        let mut start = 0;
-        for ((entry, route), end) in rows.entries.iter().zip(&rows.routes).zip(&rows.causes_end) {
-            self.entry(entry, route.as_ref());
-            let causes = rows.causes.get(start..*end).unwrap_or_default();
-            debug_assert_eq!(
-                causes.len(),
-                end.saturating_sub(start),
-                "causes in the list"
-            );
-            self.count(causes.len());
-            for cause in causes {
-                self.cause(cause);
-            }
-            start = *end;
-        }
-        self.summary(&rows.summary);
-    }
-
     /// The provider and model indices of `route`, the last entry's when it is the same.
     fn route_of(&mut self, route: &Rc<Route>) -> (f64, f64) {
         if let Some((last, provider, model)) = &self.last_route {
@@ -250,7 +247,7 @@ impl Packed {
         (provider, model)
     }
 
-    fn entry(&mut self, entry: &CacheEntry, route: Option<&Rc<Route>>) {
+    fn entry_numbers(&mut self, entry: &CacheEntry, route: Option<&Rc<Route>>) {
         let observed = &entry.observed;
         let full = observed.input_tokens.is_some()
             && observed.output_tokens.is_some()

@@ -7,7 +7,7 @@ use crate::fold::surface::{RequestState, SurfaceFold};
 use crate::fold::{inspect_system_prompt, SystemPromptState};
 use crate::input::event::{Seq, SessionEvent};
 use crate::room::{headroom, try_room};
-use crate::views::cache::{CacheOptions, LedgerInput, LedgerRows};
+use crate::views::cache::{CacheOptions, CacheSummary, LedgerInput, LedgerSink};
 use crate::views::chat::{CardKey, ChatBuilder, ChatCard};
 use crate::views::context::{
     Context, ContextBreakdown, ContextSummary, ContextTotals, RequestContext,
@@ -334,16 +334,26 @@ impl Analysis {
         totals
     }
 
-    /// The cache ledger of the window whose events are `events` (options checked), its routes
-    /// and causes beside the entries.
-    pub fn cache_ledger(&self, events: &[SessionEvent], options: &CacheOptions) -> LedgerRows {
+    /// The cache ledger of the window whose events are `events` (options checked), each entry
+    /// handed to `sink` as it is made; returns the summary.
+    pub fn cache_ledger_into(
+        &self,
+        events: &[SessionEvent],
+        options: &CacheOptions,
+        sink: &mut dyn LedgerSink,
+    ) -> CacheSummary {
         let state_at = |seq: Seq| self.state_at(seq);
         let input = LedgerInput {
             events,
             surface: &self.surface,
             state_at: &state_at,
         };
-        crate::views::cache::ledger(&input, options)
+        crate::views::cache::ledger_into(&input, options, sink)
+    }
+
+    /// The number of trajectory requests (ledger entries).
+    pub fn request_total(&self) -> usize {
+        self.surface.request_count()
     }
 
     /// Adds what this analysis keeps on the heap to `profile`.

@@ -13,7 +13,7 @@ use crate::input::parse::fed::{complete_lines, copy_bytes, keep_bytes};
 use crate::input::parse::framing::{Framing, Numbering, Rows};
 use crate::input::parse::{parse_fed_lines, parse_rows, parse_text_rows};
 use crate::room::{headroom, try_room};
-use crate::views::cache::{CacheLedger, CacheOptions, LedgerRows};
+use crate::views::cache::{CacheLedger, CacheOptions, CacheSummary, LedgerRows, LedgerSink};
 use crate::views::chat::{sort_cards, ChatCard};
 use crate::views::context::{Context, ContextSummary, ContextTotals};
 use crate::views::slices::{clamp, CardsSlice, LinesSlice, RequestsSlice, SeqIndex, ViewCounts};
@@ -537,8 +537,25 @@ impl Conversation {
 
     /// [`Conversation::cache_ledger`] with the routes and causes beside the entries.
     pub(crate) fn cache_ledger_rows(&self, options: &CacheOptions) -> Result<LedgerRows, Error> {
+        let mut rows = LedgerRows::with_capacity(self.cache_ledger_len());
+        rows.summary = self.cache_ledger_into(options, &mut rows)?;
+        Ok(rows)
+    }
+
+    /// [`Conversation::cache_ledger`] handing each entry, with its route and causes, to `sink`
+    /// as it is made (as many as [`Conversation::cache_ledger_len`]); returns the summary.
+    pub(crate) fn cache_ledger_into(
+        &self,
+        options: &CacheOptions,
+        sink: &mut dyn LedgerSink,
+    ) -> Result<CacheSummary, Error> {
         options.check()?;
-        Ok(self.analysis.cache_ledger(&self.events, options))
+        Ok(self.analysis.cache_ledger_into(&self.events, options, sink))
+    }
+
+    /// The number of entries of the cache ledger (trajectory requests).
+    pub(crate) fn cache_ledger_len(&self) -> usize {
+        self.analysis.request_total()
     }
 
     /// Chat cards and trajectory of the window.

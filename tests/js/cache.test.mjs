@@ -127,6 +127,20 @@ test("SPEC 11's example: its table, unknowns absent", () => {
   );
 });
 
+test("entries that read the same route share one frozen route object", () => {
+  const conversation = new Conversation();
+  conversation.load(EXAMPLE);
+  const { requests } = conversation.cacheLedger();
+  conversation.free();
+  // Requests 2 and 3 read the headers at 4 and 11: the same route.
+  assert.deepStrictEqual(requests[1].route, { provider: "deepseek", model: "deepseek-chat" });
+  assert.equal(requests[1].route, requests[2].route);
+  assert.ok(Object.isFrozen(requests[1].route));
+  assert.throws(() => {
+    requests[1].route.model = "other";
+  }, TypeError);
+});
+
 test("route, tools, replacement, series-free and idle causes decode", () => {
   const conversation = new Conversation();
   conversation.load([

@@ -174,7 +174,12 @@ fn listed_into(
     (sections, series): Namers<'_>,
 ) {
     let start = causes.len();
-    if from != to {
+    // Routes are shared while a header repeats the route: a pointer usually answers.
+    let same_route = match (from, to) {
+        (Some(a), Some(b)) => std::ptr::eq(a, b) || a == b,
+        (a, b) => a == b,
+    };
+    if !same_route {
         causes.push(CacheCause::Route {
             from: from.cloned().unwrap_or_default(),
             to: to.cloned().unwrap_or_default(),

@@ -1,8 +1,10 @@
 //! One walk over the window's events that gathers, for every request, what lies between the
 //! previous request's read point (exclusive) and its own (inclusive): headers, replaces,
-//! in-history updates, and where the replaces broke the previous request's prefix.
+//! in-history updates, and where the replaces broke the previous request's prefix. Each
+//! request is handed on as soon as its read point has passed, so the walk keeps one gap and the
+//! previous one, not a list of them.
 
-use std::ops::Range;
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use super::causes::Route;
@@ -56,8 +58,6 @@ pub(super) struct Gap {
     pub route: Option<Rc<Route>>,
     /// A header with reason `series` or `startsSeries` in the gap.
     pub series: bool,
-    /// The replaces in the gap, in seq order: a range of [`Scan::replaces`].
-    pub replaces: Range<usize>,
     /// In-history updates (system appends with `update` true) in the gap.
     pub updates: u32,
     /// Where the gap's replaces broke the previous request's prefix.
@@ -66,26 +66,20 @@ pub(super) struct Gap {
     pub lost: bool,
 }
 
-/// The gaps of a window's requests and the replaces they hold (one list, so that a gap costs
-/// no allocation of its own).
-pub(super) struct Scan {
-    /// The gap of every request, in order.
-    pub gaps: Vec<Gap>,
-    /// Every replace of the window, in seq order.
-    pub replaces: Vec<Replace>,
+/// A request whose read point has passed, as the walk hands it on.
+pub(super) struct Closed<'a> {
+    /// Its context.
+    pub request: &'a RequestState,
+    /// The previous request's gap (its answer time set), none for the first request.
+    pub before: Option<&'a Gap>,
+    /// Its own gap.
+    pub gap: &'a Gap,
+    /// The replaces in its gap, in seq order.
+    pub replaces: &'a [Replace],
 }
 
-impl Scan {
-    /// The replaces in `gap`.
-    pub fn replaces_of(&self, gap: &Gap) -> &[Replace] {
-        let found = self.replaces.get(gap.replaces.clone());
-        debug_assert!(found.is_some(), "a gap's replaces are in the list");
-        found.unwrap_or_default()
-    }
-}
-
-/// The gap of every request, in order.
-pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Scan {
+/// Walks the window's events once and hands on every request, in order, with its gap.
+pub(super) fn walk(input: &LedgerInput<'_>, each: &mut dyn FnMut(Closed<'_>)) {
     let window_start = input.events.first().map_or(0, |event| event.seq);
     let last = input.events.last().map_or(window_start, |event| event.seq);
     let span =
@@ -93,72 +87,80 @@ pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Scan {
     let replace_count = (input.events.iter())
         .filter(|event| matches!(event.surface_op(), Some(SurfaceOp::Replace { .. })))
         .count();
-    let mut positions = Positions::new(window_start, input.events.len(), span, replace_count);
-    let mut gaps = Vec::with_capacity(requests.len());
-    let mut gap = Gap::default();
-    let mut replaces = Vec::with_capacity(replace_count);
-    let mut lost = false;
-    let mut starts = Vec::with_capacity(requests.len());
-    let mut header: Option<Rc<RequestHeader>> = None;
-    let mut route: Option<Rc<Route>> = None;
-    let mut last_time = 0.0;
-    let mut pending = requests.iter();
+    let mut walk = Walk {
+        positions: Positions::new(window_start, input.events.len(), span, replace_count),
+        gap: Gap::default(),
+        before: None,
+        replaces: Vec::new(),
+        starts: VecDeque::new(),
+        header: None,
+        route: None,
+        last_time: 0.0,
+        lost: false,
+    };
+    let mut pending = input.surface.requests();
     let mut next = pending.next();
     // The answer of the request closed last, which comes before the next read point.
     let mut answer: Option<Seq> = None;
     for event in input.events {
-        while let Some(request) = next.filter(|request| request.seq < event.seq) {
-            gaps.push(close(
-                &mut gap,
-                request,
-                (&header, &route),
-                (last_time, lost),
-                replaces.len(),
-            ));
+        while let Some(request) = next.take_if(|request| request.seq < event.seq) {
+            walk.close(&request, each);
             answer = request.answer.as_ref().map(|(seq, _)| *seq);
             next = pending.next();
         }
         if answer == Some(event.seq) {
-            if let Some(closed) = gaps.last_mut() {
+            if let Some(closed) = walk.before.as_mut() {
                 closed.answer_time = Some(event.time);
             }
             answer = None;
         }
-        last_time = event.time;
+        walk.fold(event, input);
+    }
+    for request in next.into_iter().chain(pending) {
+        walk.close(&request, each);
+    }
+    debug_assert!(walk.starts.is_empty(), "one request per step start");
+}
+
+/// The walk's state between events.
+struct Walk {
+    positions: Positions,
+    /// The gap of the request whose read point has not passed.
+    gap: Gap,
+    /// The gap of the request closed last.
+    before: Option<Gap>,
+    /// The replaces in `gap`.
+    replaces: Vec<Replace>,
+    /// The step starts of the requests not closed yet.
+    starts: VecDeque<Seq>,
+    header: Option<Rc<RequestHeader>>,
+    route: Option<Rc<Route>>,
+    last_time: Time,
+    lost: bool,
+}
+
+impl Walk {
+    fn fold(&mut self, event: &crate::input::event::SessionEvent, input: &LedgerInput<'_>) {
+        self.last_time = event.time;
         if let EventKind::StepStart = event.kind {
-            starts.push(event.seq);
+            self.starts.push_back(event.seq);
         }
         if let Some(found) = event.header() {
-            gap.series |= found.starts_series || found.reason == HeaderReason::Series;
-            // A header that repeats the config (shared by the interner) or the route shares
-            // the previous one's.
-            let same_config =
-                header
-                    .as_deref()
-                    .is_some_and(|last| match (&last.config, &found.config) {
-                        (Some(a), Some(b)) => Rc::ptr_eq(a, b),
-                        (None, None) => true,
-                        _ => false,
-                    });
-            if !same_config {
-                let found_route = Route::of(found);
-                if route.as_deref() != Some(&found_route) {
-                    route = Some(Rc::new(found_route));
-                }
-            }
-            header = Some(Rc::clone(found));
+            self.read_header(found);
         }
         let node = node_of(event);
         match event.surface_op() {
             Some(SurfaceOp::Replace { start, end }) => {
-                let replaced = positions.replace(event.seq, (start, end), node.map(|n| n.1));
-                lost |= replaced.lost;
+                let replaced = self
+                    .positions
+                    .replace(event.seq, (start, end), node.map(|n| n.1));
+                self.lost |= replaced.lost;
                 if let Some(at) = replaced.at {
-                    if gap.brk.is_none_or(|brk| at.position < brk.position) {
-                        gap.brk = Some(at);
+                    if self.gap.brk.is_none_or(|brk| at.position < brk.position) {
+                        self.gap.brk = Some(at);
                     }
                 }
-                replaces.push(Replace {
+                self.replaces.push(Replace {
                     seq: event.seq,
                     kind: replace_kind(&event.kind),
                     start,
@@ -167,51 +169,66 @@ pub(super) fn scan(input: &LedgerInput<'_>, requests: &[RequestState]) -> Scan {
             }
             _ => {
                 if let Some((_, tokens)) = node {
-                    lost |= !positions.append(event.seq, tokens);
+                    self.lost |= !self.positions.append(event.seq, tokens);
                 }
                 if event.is_system_append() {
                     let update = (input.state_at)(event.seq)
                         .and_then(|state| state.introduced())
                         .is_some_and(|node| node.update && node.seq == event.seq);
-                    gap.updates = gap.updates.saturating_add(u32::from(update));
+                    self.gap.updates = self.gap.updates.saturating_add(u32::from(update));
                 }
             }
         }
     }
-    for request in next.into_iter().chain(pending) {
-        gaps.push(close(
-            &mut gap,
-            request,
-            (&header, &route),
-            (last_time, lost),
-            replaces.len(),
-        ));
-    }
-    debug_assert_eq!(starts.len(), gaps.len(), "one request per step start");
-    for (gap, start) in gaps.iter_mut().zip(starts) {
-        gap.start_seq = start;
-    }
-    Scan { gaps, replaces }
-}
 
-/// Ends the gap of `request` and starts the next one.
-fn close(
-    gap: &mut Gap,
-    request: &RequestState,
-    (header, route): (&Option<Rc<RequestHeader>>, &Option<Rc<Route>>),
-    (read_time, lost): (Time, bool),
-    replaces_end: usize,
-) -> Gap {
-    let mut done = std::mem::take(gap);
-    done.replaces.end = replaces_end;
-    gap.replaces = replaces_end..replaces_end;
-    done.read_seq = request.seq;
-    done.read_time = read_time;
-    done.incomplete = request.sums.incomplete;
-    done.route = route.clone();
-    done.header = header.clone();
-    done.lost = lost;
-    done
+    fn read_header(&mut self, found: &Rc<RequestHeader>) {
+        self.gap.series |= found.starts_series || found.reason == HeaderReason::Series;
+        // A header that repeats the config (shared by the interner) or the route shares the
+        // previous one's.
+        let same_config =
+            self.header
+                .as_deref()
+                .is_some_and(|last| match (&last.config, &found.config) {
+                    (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                    (None, None) => true,
+                    _ => false,
+                });
+        if !same_config {
+            let found_route = Route::of(found);
+            if self.route.as_deref() != Some(&found_route) {
+                self.route = Some(Rc::new(found_route));
+            }
+        }
+        self.header = Some(Rc::clone(found));
+    }
+
+    /// Ends the gap of `request`, hands it on, and starts the next one.
+    fn close(&mut self, request: &RequestState, each: &mut dyn FnMut(Closed<'_>)) {
+        let gap = &mut self.gap;
+        let start = self.starts.pop_front();
+        debug_assert!(start.is_some(), "a request has its step start");
+        gap.start_seq = start.unwrap_or(request.seq);
+        gap.read_seq = request.seq;
+        gap.read_time = self.last_time;
+        gap.incomplete = request.sums.incomplete;
+        gap.route.clone_from(&self.route);
+        gap.header.clone_from(&self.header);
+        gap.lost = self.lost;
+        each(Closed {
+            request,
+            before: self.before.as_ref(),
+            gap,
+            replaces: &self.replaces,
+        });
+        self.replaces.clear();
+        // The closed gap becomes the previous one; the old previous one is reused.
+        let mut next = self.before.take().unwrap_or_default();
+        next.answer_time = None;
+        next.series = false;
+        next.updates = 0;
+        next.brk = None;
+        self.before = Some(std::mem::replace(&mut self.gap, next));
+    }
 }
 
 pub(super) fn replace_kind(kind: &EventKind) -> ReplaceKind {

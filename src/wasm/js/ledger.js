@@ -1,7 +1,13 @@
 // A CacheLedger built from the numbers and strings src/wasm/ledger.rs sends. An absent member
 // crosses as NaN and is left out of the object (unknown is never 0).
+//
+// The entries are read in one loop that keeps its position in a local (closures over a shared
+// position cost a context access per number), and the common shapes are built whole as object
+// literals; causes other than compactions and prunes, and the summary, are read by helpers.
 
 const CAUSES = ["route", "tools", "system-rewrite", "compaction", "prune", "replacement", "series", "idle"];
+const COMPACTION = 3;
+const PRUNE = 4;
 
 // An entry's flags, as src/wasm/ledger.rs sets them.
 const HAS_ROUTE = 1;
@@ -11,135 +17,76 @@ const HAS_SAVED = 8;
 const HAS_COST = 16;
 const FULL_OBSERVED = 32;
 
-export function promptfoldCacheLedger(n, strings) {
-  let at = 0;
-  const next = () => n[at++];
-  const put = (object, key, value) => {
-    if (!Number.isNaN(value)) object[key] = value;
+// A reader over the numbers from `at` on, for the parts read once or rarely.
+function reader(n, strings, at) {
+  const r = {
+    at,
+    next: () => n[r.at++],
+    put: (object, key, value) => {
+      if (!Number.isNaN(value)) object[key] = value;
+    },
+    text: () => strings[r.next()],
+    optionalText: () => {
+      const index = r.next();
+      return Number.isNaN(index) ? undefined : strings[index];
+    },
+    route: () => {
+      const value = {};
+      const provider = r.optionalText();
+      const model = r.optionalText();
+      if (provider !== undefined) value.provider = provider;
+      if (model !== undefined) value.model = model;
+      return value;
+    },
+    texts: () => {
+      const count = r.next();
+      const list = new Array(count);
+      for (let i = 0; i < count; i++) list[i] = r.text();
+      return list;
+    },
   };
-  const text = () => strings[next()];
-  const optionalText = () => {
-    const index = next();
-    return Number.isNaN(index) ? undefined : strings[index];
-  };
-  const route = () => {
-    const value = {};
-    const provider = optionalText();
-    const model = optionalText();
-    if (provider !== undefined) value.provider = provider;
-    if (model !== undefined) value.model = model;
-    return value;
-  };
-  const texts = () => {
-    const count = next();
-    const list = new Array(count);
-    for (let i = 0; i < count; i++) list[i] = text();
-    return list;
-  };
-  const cause = () => {
-    const kind = CAUSES[next()];
-    switch (kind) {
-      case "route":
-        return { kind, from: route(), to: route() };
-      case "tools":
-        return { kind, added: texts(), removed: texts(), changed: texts() };
-      case "system-rewrite":
-        return { kind, seq: next(), startSeq: next(), endSeq: next(), sections: texts() };
-      case "replacement":
-        return { kind, seq: next(), startSeq: next(), endSeq: next(), type: text() };
-      case "series":
-        return { kind, seq: next() };
-      case "idle":
-        return { kind, gapMs: next() };
-      default:
-        return { kind, seq: next(), startSeq: next(), endSeq: next() };
-    }
-  };
-  // Members in the order of the Rust struct, so that JSON.stringify writes what serde writes.
-  // The flags (src/wasm/ledger.rs) say which optional parts follow; the common shapes are
-  // built as literals.
-  const entry = () => {
-    const flags = n[at++];
-    const seq = n[at++];
-    const readSeq = n[at++];
-    let value;
-    if (flags & HAS_ROUTE) {
-      const provider = n[at++];
-      const model = n[at++];
-      let entryRoute;
-      if (Number.isNaN(provider) || Number.isNaN(model)) {
-        entryRoute = {};
-        if (!Number.isNaN(provider)) entryRoute.provider = strings[provider];
-        if (!Number.isNaN(model)) entryRoute.model = strings[model];
-      } else {
-        entryRoute = { provider: strings[provider], model: strings[model] };
-      }
-      value = {
-        seq,
-        readSeq,
-        route: entryRoute,
-        totalTokens: n[at++],
-        supersededSystemTokens: n[at++],
-        toolsTokens: n[at++],
-      };
-    } else {
-      value = { seq, readSeq, totalTokens: n[at++], supersededSystemTokens: n[at++], toolsTokens: n[at++] };
-    }
-    if (flags & KNOWN) {
-      value.keptTokens = n[at++];
-      value.newTokens = n[at++];
-      value.brokenTokens = n[at++];
-    }
-    let observed;
-    if (flags & FULL_OBSERVED) {
-      observed = {
-        inputTokens: n[at++],
-        outputTokens: n[at++],
-        cacheReadTokens: n[at++],
-        cacheWriteTokens: n[at++],
-        uncachedInputTokens: n[at++],
-      };
-    } else {
-      observed = {};
-      put(observed, "inputTokens", next());
-      put(observed, "outputTokens", next());
-      put(observed, "cacheReadTokens", next());
-      put(observed, "cacheWriteTokens", next());
-      put(observed, "uncachedInputTokens", next());
-    }
-    const shortfall = flags & HAS_SHORTFALL ? n[at++] : undefined;
-    const saved = flags & HAS_SAVED ? n[at++] : undefined;
-    let cost;
-    if (flags & HAS_COST) {
-      cost = {
-        input: n[at++],
-        cacheRead: n[at++],
-        cacheWrite: n[at++],
-        output: n[at++],
-        total: n[at++],
-        estimated: n[at++] === 1,
-      };
-      const model = optionalText();
-      if (model !== undefined) cost.model = model;
-    }
-    const count = n[at++];
-    let causes;
-    if (count === 0) {
-      causes = [];
-    } else {
-      causes = new Array(count);
-      for (let i = 0; i < count; i++) causes[i] = cause();
-    }
-    value.causes = causes;
-    value.observed = observed;
-    if (shortfall !== undefined) value.shortfallTokens = shortfall;
-    if (saved !== undefined) value.savedTokens = saved;
-    if (cost !== undefined) value.cost = cost;
-    return value;
-  };
-  const count = next();
-  const requests = new Array(count);
-  for (let i = 0; i < count; i++) requests[i] = entry();
+  return r;
+}
+
+// A cause of any kind at `r.at`.
+function cause(r) {
+  const kind = CAUSES[r.next()];
+  switch (kind) {
+    case "route":
+      return { kind, from: r.route(), to: r.route() };
+    case "tools":
+      return { kind, added: r.texts(), removed: r.texts(), changed: r.texts() };
+    case "system-rewrite":
+      return { kind, seq: r.next(), startSeq: r.next(), endSeq: r.next(), sections: r.texts() };
+    case "replacement":
+      return { kind, seq: r.next(), startSeq: r.next(), endSeq: r.next(), type: r.text() };
+    case "series":
+      return { kind, seq: r.next() };
+    case "idle":
+      return { kind, gapMs: r.next() };
+    default:
+      return { kind, seq: r.next(), startSeq: r.next(), endSeq: r.next() };
+  }
+}
+
+// The observed members that are not NaN, in the order of the Rust struct.
+function partialObserved(n, at) {
+  const observed = {};
+  const input = n[at];
+  const output = n[at + 1];
+  const read = n[at + 2];
+  const write = n[at + 3];
+  const uncached = n[at + 4];
+  if (!Number.isNaN(input)) observed.inputTokens = input;
+  if (!Number.isNaN(output)) observed.outputTokens = output;
+  if (!Number.isNaN(read)) observed.cacheReadTokens = read;
+  if (!Number.isNaN(write)) observed.cacheWriteTokens = write;
+  if (!Number.isNaN(uncached)) observed.uncachedInputTokens = uncached;
+  return observed;
+}
+
+function summaryAt(r) {
+  const { next, put, text } = r;
   const summary = {
     requests: next(),
     knownRequests: next(),
@@ -179,5 +126,168 @@ export function promptfoldCacheLedger(n, strings) {
   put(trade, "balance", next());
   summary.trade = trade;
   if (next() === 1) summary.cost = { total: next(), estimated: next() === 1 };
-  return { requests, summary };
+  return summary;
+}
+
+export function promptfoldCacheLedger(n, strings) {
+  const count = n[0];
+  let at = 1;
+  const requests = new Array(count);
+  // Entries that read the same header share one frozen route object (routes change rarely).
+  let lastProvider = Number.NaN;
+  let lastModel = Number.NaN;
+  let lastRoute;
+  for (let i = 0; i < count; i++) {
+    // Members in the order of the Rust struct, so that JSON.stringify writes what serde
+    // writes. The flags say which optional parts follow.
+    const flags = n[at];
+    const seq = n[at + 1];
+    const readSeq = n[at + 2];
+    at += 3;
+    let route;
+    if (flags & HAS_ROUTE) {
+      const provider = n[at];
+      const model = n[at + 1];
+      at += 2;
+      if (lastRoute === undefined || !Object.is(provider, lastProvider) || !Object.is(model, lastModel)) {
+        const value = {};
+        if (!Number.isNaN(provider)) value.provider = strings[provider];
+        if (!Number.isNaN(model)) value.model = strings[model];
+        lastRoute = Object.freeze(value);
+        lastProvider = provider;
+        lastModel = model;
+      }
+      route = lastRoute;
+    }
+    const totalTokens = n[at];
+    const supersededSystemTokens = n[at + 1];
+    const toolsTokens = n[at + 2];
+    at += 3;
+    let keptTokens = 0;
+    let newTokens = 0;
+    let brokenTokens = 0;
+    if (flags & KNOWN) {
+      keptTokens = n[at];
+      newTokens = n[at + 1];
+      brokenTokens = n[at + 2];
+      at += 3;
+    }
+    const observed =
+      flags & FULL_OBSERVED
+        ? {
+            inputTokens: n[at],
+            outputTokens: n[at + 1],
+            cacheReadTokens: n[at + 2],
+            cacheWriteTokens: n[at + 3],
+            uncachedInputTokens: n[at + 4],
+          }
+        : partialObserved(n, at);
+    at += 5;
+    let value;
+    if (flags & KNOWN) {
+      if (flags & HAS_SHORTFALL) {
+        const shortfallTokens = n[at++];
+        value =
+          route === undefined
+            ? {
+                seq,
+                readSeq,
+                totalTokens,
+                supersededSystemTokens,
+                toolsTokens,
+                keptTokens,
+                newTokens,
+                brokenTokens,
+                causes: null,
+                observed,
+                shortfallTokens,
+              }
+            : {
+                seq,
+                readSeq,
+                route,
+                totalTokens,
+                supersededSystemTokens,
+                toolsTokens,
+                keptTokens,
+                newTokens,
+                brokenTokens,
+                causes: null,
+                observed,
+                shortfallTokens,
+              };
+      } else {
+        value =
+          route === undefined
+            ? {
+                seq,
+                readSeq,
+                totalTokens,
+                supersededSystemTokens,
+                toolsTokens,
+                keptTokens,
+                newTokens,
+                brokenTokens,
+                causes: null,
+                observed,
+              }
+            : {
+                seq,
+                readSeq,
+                route,
+                totalTokens,
+                supersededSystemTokens,
+                toolsTokens,
+                keptTokens,
+                newTokens,
+                brokenTokens,
+                causes: null,
+                observed,
+              };
+      }
+    } else {
+      value =
+        route === undefined
+          ? { seq, readSeq, totalTokens, supersededSystemTokens, toolsTokens, causes: null, observed }
+          : { seq, readSeq, route, totalTokens, supersededSystemTokens, toolsTokens, causes: null, observed };
+      // A shortfall needs known tokens; src/wasm/ledger.rs never sets the flag without them.
+      if (flags & HAS_SHORTFALL) value.shortfallTokens = n[at++];
+    }
+    if (flags & HAS_SAVED) value.savedTokens = n[at++];
+    if (flags & HAS_COST) {
+      const cost = {
+        input: n[at],
+        cacheRead: n[at + 1],
+        cacheWrite: n[at + 2],
+        output: n[at + 3],
+        total: n[at + 4],
+        estimated: n[at + 5] === 1,
+      };
+      const model = n[at + 6];
+      at += 7;
+      if (!Number.isNaN(model)) cost.model = strings[model];
+      value.cost = cost;
+    }
+    const causeCount = n[at++];
+    let causes;
+    if (causeCount === 0) {
+      causes = [];
+    } else {
+      causes = new Array(causeCount);
+      for (let j = 0; j < causeCount; j++) {
+        const kind = n[at];
+        if (kind === COMPACTION || kind === PRUNE) {
+          causes[j] = { kind: CAUSES[kind], seq: n[at + 1], startSeq: n[at + 2], endSeq: n[at + 3] };
+          at += 4;
+        } else {
+          const r = reader(n, strings, at);
+          causes[j] = cause(r);
+          at = r.at;
+        }
+      }
+    }
+    value.causes = causes;
+    requests[i] = value;
+  }
+  return { requests, summary: summaryAt(reader(n, strings, at)) };
 }
