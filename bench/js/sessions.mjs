@@ -2,6 +2,9 @@
 // or fed in 1 MiB pieces by `feed`, each in a fresh node process, then `views()` once.
 //
 //   node bench/js/sessions.mjs run FILE loadJson|feed      prints one JSON line
+//
+// After the load and before `views()`, the first paint of a virtual list is timed: the newest 50
+// cards and the newest 50 requests (`viewCounts`, `cardsSlice`, `requestsSlice`).
 //   node bench/js/sessions.mjs table RUNS FILE...          runs both ways RUNS times per file,
 //                                                          taking turns, and prints a Markdown
 //                                                          table of medians
@@ -46,7 +49,13 @@ async function run(path, how) {
   const events = conversation.length;
   let viewsMs;
   let cards;
+  let sliceMs;
   if (error === undefined) {
+    const sliceStarted = performance.now();
+    const counts = conversation.viewCounts();
+    conversation.cardsSlice({ start: Math.max(0, counts.cards - 50), end: counts.cards });
+    conversation.requestsSlice({ start: Math.max(0, counts.requests - 50), end: counts.requests });
+    sliceMs = performance.now() - sliceStarted;
     const viewsStarted = performance.now();
     try {
       cards = conversation.views().chat.length;
@@ -68,6 +77,7 @@ async function run(path, how) {
       mbPerCpuS: Math.round(bytes / MB / (cpuMs / 1000)),
       wasmAfterLoad,
       bytesPerEvent: events > 0 ? Math.round(wasmAfterLoad / events) : undefined,
+      sliceMs: sliceMs === undefined ? undefined : Number(sliceMs.toFixed(2)),
       viewsMs: viewsMs === undefined ? undefined : Math.round(viewsMs),
       cards,
       wasmAfterViews: promptfold.wasmMemoryBytes(),
@@ -96,14 +106,15 @@ function table(runs, files) {
           `${first.error ?? ""} | ${(pick("loadMs") / 1000).toFixed(2)} s | ${pick("mbPerS")} | ` +
           `${(pick("cpuMs") / 1000).toFixed(2)} s | ${pick("mbPerCpuS")} | ` +
           `${Math.round(pick("wasmAfterLoad") / MB).toLocaleString("en-US")} MB | ${pick("bytesPerEvent")} | ` +
-          `${pick("peakRssMB").toLocaleString("en-US")} MB | ${first.error ? "" : `${pick("viewsMs")} ms`} |`,
+          `${pick("peakRssMB").toLocaleString("en-US")} MB | ${first.error ? "" : `${pick("sliceMs")} ms`} | ` +
+          `${first.error ? "" : `${pick("viewsMs")} ms`} |`,
       );
     }
   }
   console.log(
-    "| file | path | events | error | load (wall) | MB/s (wall) | load (CPU) | MB/s (CPU) | wasm memory after | bytes per event | peak RSS | first `views()` |",
+    "| file | path | events | error | load (wall) | MB/s (wall) | load (CPU) | MB/s (CPU) | wasm memory after | bytes per event | peak RSS | newest 50 cards and requests | first `views()` |",
   );
-  console.log("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  console.log("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   for (const row of rows) console.log(row);
 }
 
