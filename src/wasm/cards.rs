@@ -12,7 +12,7 @@ use crate::views::{ConversationChange, Views};
 use crate::wasm::cache;
 use crate::wasm::kept_texts::KeptTexts;
 
-use super::outgoing::{length, make_change, make_views, source_slot, Outgoing};
+use super::outgoing::{append_cards, length, make_change, make_views, source_slot, Outgoing};
 use super::trajectory::{pack_trajectory, trajectory_slots};
 
 /// How many numbers a card takes.
@@ -59,6 +59,11 @@ pub(crate) fn load_change_to_js<'a>(
     report_to_js(change, count, cards)
 }
 
+/// How many added cards of a report cross to JS at a time: the numbers of all the cards of a
+/// large load at once (eight per card) would be a block of tens of megabytes at the top of a
+/// memory that never shrinks; a chunk's fits in the holes a load leaves.
+const CARDS_PER_CHUNK: usize = 4096;
+
 /// The report with `added` (about `count` cards) as its added cards.
 fn report_to_js<'a>(
     change: &ConversationChange,
@@ -66,18 +71,31 @@ fn report_to_js<'a>(
     added: impl Iterator<Item = &'a ChatCard>,
 ) -> JsValue {
     let chat = &change.chat;
-    let cards = count.saturating_add(chat.changed.len());
     let mut out = Outgoing::with_capacity(
-        cards
+        count
+            .min(CARDS_PER_CHUNK)
+            .max(chat.changed.len())
             .saturating_mul(CARD_SLOTS)
             .saturating_add(chat.removed.len().saturating_mul(2))
             .saturating_add(12),
     );
+    let added_cards = js_sys::Array::new();
     let mut added_count = 0usize;
     cache::sharing(|| {
+        let mut in_chunk = 0u32;
         for card in added {
             pack_card(card, &mut out);
             added_count = added_count.saturating_add(1);
+            in_chunk = in_chunk.saturating_add(1);
+            if in_chunk as usize == CARDS_PER_CHUNK {
+                append_cards(&out.numbers, &out.values, in_chunk, &added_cards);
+                out.numbers.clear();
+                in_chunk = 0;
+            }
+        }
+        if in_chunk > 0 {
+            append_cards(&out.numbers, &out.values, in_chunk, &added_cards);
+            out.numbers.clear();
         }
         for card in &chat.changed {
             pack_card(card, &mut out);
@@ -94,7 +112,7 @@ fn report_to_js<'a>(
     let report = make_change(
         &out.numbers,
         &out.values,
-        length(added_count),
+        &added_cards,
         length(chat.changed.len()),
         length(chat.removed.len()),
         change.trajectory_changed,

@@ -14,16 +14,26 @@ use crate::wasm::kept_texts::KeptTexts;
 
 #[wasm_bindgen(module = "/src/wasm/js/outgoing.js")]
 extern "C" {
-    /// Builds a `ConversationChange` from its packed cards and removed keys.
+    /// Builds a `ConversationChange` from its added cards (built by [`append_cards`]), its
+    /// packed changed cards and removed keys.
     #[wasm_bindgen(js_name = promptfoldChange)]
     pub(super) fn make_change(
         numbers: &[f64],
         values: &js_sys::Array,
-        added: u32,
+        added: &js_sys::Array,
         changed: u32,
         removed: u32,
         trajectory_changed: bool,
     ) -> JsValue;
+
+    /// Builds `count` packed cards and appends them to `into`.
+    #[wasm_bindgen(js_name = promptfoldAppendCards)]
+    pub(super) fn append_cards(
+        numbers: &[f64],
+        values: &js_sys::Array,
+        count: u32,
+        into: &js_sys::Array,
+    );
 
     /// Builds `Views` from its packed cards and trajectory.
     #[wasm_bindgen(js_name = promptfoldViews)]

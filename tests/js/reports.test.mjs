@@ -179,3 +179,30 @@ test("change reports replay into the cards views() shows, member for member", ()
   assert.ok(removed > 10, `only ${removed} removed cards`);
   for (const [member, count] of Object.entries(seen)) assert.ok(count > 20, `only ${count} with ${member}`);
 });
+
+// A report's added cards cross to JS 4,096 at a time (src/wasm/cards.rs): a load and an append
+// of more than two chunks, and of text, must list every card views() shows, in its order.
+test("reports of more cards than one chunk list them all, in order", () => {
+  const events = session(7, 60_000);
+  const expectedCards = (conversation) => conversation.views().chat;
+  const loaded = new Conversation();
+  const appended = new Conversation();
+  const fromText = new Conversation();
+  try {
+    const load = loaded.load(events);
+    const chat = expectedCards(loaded);
+    assert.ok(chat.length > 2 * 4096 + 1, `only ${chat.length} cards`);
+    assert.deepEqual(load.chat.added, chat);
+    appended.load(events.slice(0, 10));
+    const append = appended.append(events.slice(10));
+    const before = new Set(appended.views().chat.map((card) => card.key));
+    assert.ok(append.chat.added.length > 2 * 4096, `only ${append.chat.added.length} added`);
+    for (const card of append.chat.added) assert.ok(before.has(card.key), `${card.key} is not shown`);
+    const text = `${events.map((event) => JSON.stringify(event)).join("\n")}\n`;
+    assert.deepEqual(fromText.loadJson(text).chat.added, chat);
+  } finally {
+    loaded.free();
+    appended.free();
+    fromText.free();
+  }
+});

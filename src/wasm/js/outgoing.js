@@ -212,12 +212,19 @@ function newRecords(numbers, values) {
   return new Records(numbers, values);
 }
 
-// A ConversationChange: `added` then `changed` cards, then `removed` keys, then the splices of
-// the cards, requests and lines.
+// `count` packed cards, appended to the array `into` (a large report's added cards cross in
+// chunks).
+export function promptfoldAppendCards(numbers, values, count, into) {
+  const records = newRecords(numbers, values);
+  for (let i = 0; i < count; i++) into.push(records.card());
+}
+
+// A ConversationChange: its `added` cards (already built), then the packed `changed` cards,
+// `removed` keys, and the splices of the cards, requests and lines.
 export function promptfoldChange(numbers, values, added, changed, removed, trajectoryChanged) {
   const records = newRecords(numbers, values);
   const chat = {
-    added: records.list(added, records.card),
+    added,
     changed: records.list(changed, records.card),
     removed: records.list(removed, records.key),
   };
