@@ -1,9 +1,8 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! Session logs as the harness writes them (BEHAVIOUR.md section 10): the same log in every
 //! framing (header row, SDK notifications, seq-less rows, CRLF, a byte order mark, a torn last
 //! line, fed in pieces) must give the lines and views of its plain events, and each kind of bad
 //! input a typed error that leaves the window (and what `feed` keeps) as it was.
-
+#![cfg(not(target_arch = "wasm32"))]
 // Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
 #![allow(
     clippy::unwrap_used,
