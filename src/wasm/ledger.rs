@@ -150,11 +150,11 @@ struct Packed {
 impl LedgerSink for Packed {
     fn entry(
         &mut self,
-        entry: CacheEntry,
+        entry: &mut CacheEntry,
         route: Option<&Rc<Route>>,
         causes: &mut Vec<CacheCause>,
     ) {
-        self.entry_numbers(&entry, route);
+        self.entry_numbers(entry, route);
         self.count(causes.len());
         for cause in causes.iter() {
             self.cause(cause);

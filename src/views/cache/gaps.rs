@@ -95,7 +95,7 @@ pub(super) fn walk(input: &LedgerInput<'_>, each: &mut dyn FnMut(Closed<'_>)) {
         last_time: 0.0,
         lost: false,
     };
-    let mut pending = input.surface.requests();
+    let mut pending = input.surface.each_request();
     let mut next = pending.next();
     // The next request's read point (`Seq::MAX`: none), read once per event.
     let mut read = next.as_ref().map_or(Seq::MAX, |request| request.seq);

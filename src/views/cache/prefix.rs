@@ -323,7 +323,7 @@ fn fenwick_add(tree: &mut [i64], slot: usize, by: i64) {
 pub(super) fn kept(
     before: &Gap,
     gap: &Gap,
-    tools: &ToolChanges,
+    tools: Option<&ToolChanges>,
     before_breakdown: &ContextBreakdown,
     surface: &SurfaceFold,
 ) -> u32 {
@@ -344,8 +344,12 @@ pub(super) fn kept(
 }
 
 /// Whether a request may keep anything of the previous one's prefix (SPEC 11 item 2): the
-/// same route, and the same tools or tools added without a series marker between them.
-pub(super) fn may_keep(same_route: bool, tools: &ToolChanges, series: bool) -> bool {
+/// same route, and the same tools (`tools` none) or tools added without a series marker
+/// between them.
+pub(super) fn may_keep(same_route: bool, tools: Option<&ToolChanges>, series: bool) -> bool {
+    let Some(tools) = tools else {
+        return same_route;
+    };
     same_route
         && tools.removed.is_empty()
         && tools.changed.is_empty()
