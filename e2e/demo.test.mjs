@@ -205,9 +205,17 @@ test('"Load earlier" prepends older pages until the withheld prompt resolves', a
   let loads = 0;
   while ((await effectiveState()) === 'withheld') {
     assert.ok(loads < pages.length, 'the prompt resolves once its missing events are loaded');
+    const before = await page.locator('#status').textContent();
     await page.getByTestId('load-earlier').click();
     loads += 1;
-    await page.waitForFunction((n) => document.querySelector('#status')?.textContent.startsWith('Loaded'), loads);
+    // Each page's status names its own seq range, so a new text means this click's load is done.
+    await page.waitForFunction(
+      (previous) => {
+        const status = document.querySelector('#status')?.textContent ?? '';
+        return status !== previous && status.startsWith('Loaded');
+      },
+      before,
+    );
   }
   assert.equal(loads, 1, 'one older page brings in the pruned result');
   assert.equal(await effectiveState(), 'prompt');

@@ -8,7 +8,8 @@
 # shared cases; generate the workloads (bench/data/, once per generator version); build the
 # native benchmark; run bench/js/run.mjs (writes bench/results/performance.md, raw.json and
 # time-vs-size.svg); assemble BENCHMARKS.md from bench/results/performance.md followed by
-# bench/results/reliability.md when that file exists.
+# bench/results/reliability.md when that file exists, then the hand-kept sections of
+# bench/notes/ (never rewritten here).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -58,6 +59,12 @@ node bench/js/session-logs.mjs "${run_args[@]}"
     echo
     cat bench/results/reliability.md
   fi
+  # The sections measured by hand or by other scripts (bench/notes/README.md), in name order.
+  for notes in bench/notes/[0-9]*.md; do
+    [ -f "$notes" ] || continue
+    echo
+    cat "$notes"
+  done
 } > BENCHMARKS.md
 
 echo "bench: wrote BENCHMARKS.md ($(($(date +%s) - start)) s in all)"

@@ -24,6 +24,10 @@ pub mod hostile;
 pub mod log;
 pub mod random;
 
+use serde_json::{json, Value};
+
+use crate::Conversation;
+
 #[cfg(test)]
 mod fed_load_tests;
 
@@ -50,4 +54,19 @@ pub fn placed_links() -> (u64, u64) {
 /// found an endpoint the page moved; see docs/context.md), since the thread started.
 pub fn surface_refolds() -> u64 {
     crate::fold::surface::REFOLDS.with(std::cell::Cell::get)
+}
+
+/// Everything a window shows and keeps for the calls after a load, as JSON: its lines, views,
+/// length, window start, whether it has more, its session header and its unfinished line. Two
+/// windows that must be equal (D1) give equal values.
+pub fn observed_window(conversation: &Conversation) -> Value {
+    json!({
+        "lines": serde_json::to_value(conversation.lines()).unwrap(),
+        "views": serde_json::to_value(conversation.views()).unwrap(),
+        "len": conversation.len(),
+        "windowStart": conversation.window_start(),
+        "hasMore": conversation.has_more(),
+        "session": conversation.session().map(|header| serde_json::to_value(header).unwrap()),
+        "unfinished": conversation.unfinished_line(),
+    })
 }

@@ -1,9 +1,8 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! The cache ledger (SPEC section 11): hand-computed ledgers of small logs (SPEC 11's example,
 //! each cause alone and several at once, usage that is missing or malformed, idle), bad options,
 //! and a naive reference (the ledger recomputed from `context_at` node lists and the events'
 //! JSON) on random logs loaded whole and in pieces and on the shared conformance cases.
-
+#![cfg(not(target_arch = "wasm32"))]
 // Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
 #![allow(
     clippy::unwrap_used,

@@ -1,8 +1,8 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! Runs every conformance case under `CONFORMANCE_DIR` (default: `tests/conformance/`) through
 //! the native core: the plain fold (`expected.pure`), the window's lines (`expected.window`) and
 //! views (`expected.final`), load-earlier stages (`expected.stages`), and D1 by feeding the same
 //! window live, one event at a time, replaying every change report on the way.
+#![cfg(not(target_arch = "wasm32"))]
 // Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
 #![allow(
     clippy::unwrap_used,

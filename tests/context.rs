@@ -1,4 +1,3 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! The surface fold and `context_at` against a naive reference written here: for every seq,
 //! the whole window is folded again from nothing (a `Vec` of nodes, linear searches, no
 //! sharing), and every token cost is computed from the event's JSON value. Checked on every seq
@@ -6,7 +5,7 @@
 //! with the properties D1 (any load / append / prepend order equals a fresh load) and D2
 //! (endpoints before the window start mark the context incomplete; a prepend resolves it), and
 //! a few breakdowns computed by hand.
-
+#![cfg(not(target_arch = "wasm32"))]
 // Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
 #![allow(
     clippy::unwrap_used,

@@ -1,7 +1,7 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! One test per class of bad input (BEHAVIOUR.md section 9): the error variant, its `code()`,
 //! `index()` and `seq()`, and the window exactly as it was after the failed call. Then what is
 //! *not* an error: unknown types and fields, and wrongly typed optional fields, are ignored.
+#![cfg(not(target_arch = "wasm32"))]
 // Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
 #![allow(
     clippy::unwrap_used,

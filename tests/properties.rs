@@ -1,10 +1,10 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! Properties of the fold and the window over random logs (`promptfold::testkit`):
 //!
 //! - states are immutable: folding later events (or a second branch) never changes an earlier one;
 //! - D1: load, live append, and load + prepend of older pages give the same lines, views, states
 //!   and inspections, and the change reports replayed into a map give exactly the chat cards;
 //! - nothing panics on any input, and a failed call leaves the window exactly as it was.
+#![cfg(not(target_arch = "wasm32"))]
 // Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
 #![allow(
     clippy::unwrap_used,

@@ -1,4 +1,3 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! Differential test of the fold (BEHAVIOUR.md section 2) against a deliberately plain reference
 //! written here: `Vec`s, linear searches, every state rebuilt from a copy of the previous one, and
 //! the events read straight from their JSON (so text extraction is checked too).
@@ -6,6 +5,7 @@
 //! The reference is first checked against the conformance cases' `pure` and `window` lines, then
 //! compared with the crate on random valid logs: whole logs, logs whose first relevant event is a
 //! replace, and windows cut mid-log, with and without a window start.
+#![cfg(not(target_arch = "wasm32"))]
 // Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
 #![allow(
     clippy::unwrap_used,

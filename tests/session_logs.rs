@@ -1,9 +1,8 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! Session logs as the harness writes them (BEHAVIOUR.md section 10): the same log in every
 //! framing (header row, SDK notifications, seq-less rows, CRLF, a byte order mark, a torn last
 //! line, fed in pieces) must give the lines and views of its plain events, and each kind of bad
 //! input a typed error that leaves the window (and what `feed` keeps) as it was.
-
+#![cfg(not(target_arch = "wasm32"))]
 // Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
 #![allow(
     clippy::unwrap_used,
@@ -22,18 +21,6 @@ use promptfold::LoadOptions;
 use promptfold::{Conversation, Error};
 use proptest::prelude::*;
 use serde_json::{json, Value};
-
-/// What a window shows: its lines and views as JSON, with what framing adds.
-fn observe(conversation: &Conversation) -> Value {
-    json!({
-        "lines": serde_json::to_value(conversation.lines()).unwrap(),
-        "views": serde_json::to_value(conversation.views()).unwrap(),
-        "len": conversation.len(),
-        "windowStart": conversation.window_start(),
-        "session": conversation.session().map(|header| serde_json::to_value(header).unwrap()),
-        "unfinished": conversation.unfinished_line(),
-    })
-}
 
 /// Lines and views only.
 fn shown(conversation: &Conversation) -> Value {
@@ -284,7 +271,7 @@ fn a_torn_line_cut_inside_a_character_is_reported_and_kept_for_feed() {
 
 /// Every call that reads text fails with `code` on `text` and leaves the window as it was.
 fn rejected(window: &mut Conversation, text: &[u8], code: &str, index: Option<usize>) {
-    let before = observe(window);
+    let before = testkit::observed_window(window);
     type Call = fn(&mut Conversation, &[u8]) -> Result<promptfold::ConversationChange, Error>;
     let calls: [(&str, Call); 3] = [
         ("append_json", |c, t| c.append_json(t)),
@@ -299,7 +286,11 @@ fn rejected(window: &mut Conversation, text: &[u8], code: &str, index: Option<us
         assert_eq!(error.code(), code, "{name}: {error}");
         assert_eq!(error.index(), index, "{name}: {error}");
         assert!(!error.to_string().is_empty());
-        assert_eq!(observe(window), before, "{name} changed the window");
+        assert_eq!(
+            testkit::observed_window(window),
+            before,
+            "{name} changed the window"
+        );
     }
 }
 
@@ -316,12 +307,12 @@ fn a_seq_in_a_seqless_log_is_invalid_seq() {
     let text = rows_text(&[seqless(&log[6]), log[7].clone()], "\n");
     rejected(&mut window, text.as_bytes(), "INVALID_SEQ", Some(1));
     // A prepend into a seq-less window: nothing comes before its start.
-    let before = observe(&window);
+    let before = testkit::observed_window(&window);
     let error = window
         .prepend_json(&rows_text(&log[..2], "\n"), LoadOptions::default())
         .unwrap_err();
     assert_eq!(error.code(), "PREPEND_NOT_OLDER");
-    assert_eq!(observe(&window), before);
+    assert_eq!(testkit::observed_window(&window), before);
 }
 
 #[test]
@@ -412,17 +403,17 @@ fn a_fed_chunk_with_a_bad_row_changes_nothing_and_the_rest_can_follow() {
     window.feed(good.as_bytes()).unwrap();
     window.feed(&rest.as_bytes()[..10]).unwrap();
     assert_eq!(window.unfinished_line(), &rest.as_bytes()[..10]);
-    let before = observe(&window);
+    let before = testkit::observed_window(&window);
     // A chunk that completes the kept line with a row whose seq goes back.
     let bad = format!("{}\n{}\n", &rest[10..rest.find('\n').unwrap()], log[2]);
     let error = window.feed(bad.as_bytes()).unwrap_err();
     assert_eq!(error.code(), "NON_INCREASING_SEQ");
     assert_eq!(error.index(), Some(1));
-    assert_eq!(observe(&window), before);
+    assert_eq!(testkit::observed_window(&window), before);
     // A malformed row: the line is counted from the start of the text read.
     let error = window.feed(b"x\"}\n{oops}\n").unwrap_err();
     assert!(matches!(error, Error::MalformedJson { .. }), "{error:?}");
-    assert_eq!(observe(&window), before);
+    assert_eq!(testkit::observed_window(&window), before);
     window.feed(&rest.as_bytes()[10..]).unwrap();
     assert_eq!(shown(&window), shown(&reference(&log)));
 }

@@ -1,4 +1,3 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! Slices of the views (`cards_slice`, `requests_slice`, `lines_slice`), `view_counts`,
 //! `index_of_seq` and the change reports' splices, over random logs taken in any order of load,
 //! append, prepend and feed:
@@ -6,6 +5,7 @@
 //! - any slice equals the same index range of `views()` or `lines()`, clamped;
 //! - the counts are the lengths of those lists, and `index_of_seq` finds each event;
 //! - every change report's splices, applied to the lists before the call, give the lists after.
+#![cfg(not(target_arch = "wasm32"))]
 // Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
 #![allow(
     clippy::unwrap_used,

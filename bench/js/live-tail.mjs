@@ -7,7 +7,6 @@ const { Conversation } = promptfold;
 const mode = process.argv[2] ?? "append";
 const bytes = readFileSync(new URL("../data/typical-100k.json", import.meta.url)); // a JSON array, one event a line
 // The last 1,000 lines (events) as text; the head as JSON lines bytes.
-let cut = bytes.length, lines = 0;
 const tailLines = [];
 const text = (a, b) => bytes.subarray(a, b).toString("utf8");
 let end = bytes.lastIndexOf(0x7d) + 1; // last '}'

@@ -329,7 +329,8 @@ function main() {
   // loads, then promptfold's first loads (objects, then text).
   const results = {};
   for (const w of WORKLOADS) {
-    const r = (results[w.name] = {});
+    const r = {};
+    results[w.name] = r;
     const bytes = manifest.workloads[w.name].bytes;
     // Repeated runs start with the wasm memory grown in one step (to 7 times the JSON size: more
     // than any first load here needed); first loads are stopped at three times the repeated-run
@@ -466,7 +467,7 @@ function plot(raw) {
   const rows = derived(raw);
   // A run stopped at a limit: at least the time it ran.
   const stopped = (f) => {
-    if (!f || !f.failed) return {};
+    if (!f?.failed) return {};
     const atLeast = f.failed === 'timeout' ? f.limitMs : f.wallMs;
     const heap = f.progress ? `, ${fmtBytes(f.progress.heap)} heap` : '';
     const why = f.failed === 'oom' ? `out of memory (${(f.heapMb / 1024).toFixed(0)} GB heap)` : `stopped at ${fmtMs(f.limitMs)}${heap}`;

@@ -20,7 +20,6 @@ import { pathToFileURL } from "node:url";
 import { feedFile } from "./feed-file.mjs";
 
 const [, script, command, ...rest] = process.argv;
-const MiB = 1024 * 1024;
 const MB = 1e6;
 
 async function run(path, how) {

@@ -133,7 +133,7 @@ const summary = {
   cpuS: (({ user, system }) => Math.round((user + system) / 1e5) / 10)(process.cpuUsage()),
   samples: samples.map((s) => [s.appended, s.retained, s.wasmMB, s.heapUsedMB]),
 };
-let t = performance.now();
+const t = performance.now();
 conversation.views();
 summary.viewsMsLast = Math.round((performance.now() - t) * 10) / 10;
 conversation.free();

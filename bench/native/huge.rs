@@ -1,4 +1,3 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! Huge inputs, natively: a 100 MB JSON log, a log of 1 MB prompts, and 1,000,000 events. Each
 //! test reads one file written by `node bench/js/huge.mjs generate DIR` (`PROMPTFOLD_HUGE_DIR`,
 //! default `target/huge`), loads it with `Conversation::load_json`, takes `views()`, and prints one
@@ -9,6 +8,7 @@
 //! ```sh
 //! cargo test --release --test huge -- --ignored --exact --nocapture huge_log_100mb
 //! ```
+#![cfg(not(target_arch = "wasm32"))]
 // Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
 #![allow(
     clippy::unwrap_used,

@@ -11,20 +11,7 @@ use crate::window::conversation::{Piece, PieceLoad};
 use crate::window::options::LoadOptions;
 use crate::Conversation;
 
-/// Everything a window shows and keeps for the calls after a load.
-fn observe(conversation: &Conversation) -> Value {
-    json!({
-        "lines": serde_json::to_value(conversation.lines()).unwrap(),
-        "views": serde_json::to_value(conversation.views()).unwrap(),
-        "len": conversation.len(),
-        "windowStart": conversation.window_start(),
-        "hasMore": conversation.has_more(),
-        "session": conversation.session().map(|header| serde_json::to_value(header).unwrap()),
-        "unfinished": conversation.unfinished_line(),
-    })
-}
-
-/// [`observe`], and what the window keeps for the calls after: the line numbers a `feed`
+/// [`testkit::observed_window`], and what the window keeps for the calls after: the line numbers a `feed`
 /// error gives (the lines read so far) and how a seq-less event fed next is numbered.
 fn observe_more(conversation: &Conversation) -> Value {
     let mut after = conversation.clone();
@@ -35,7 +22,7 @@ fn observe_more(conversation: &Conversation) -> Value {
         .map(|_| after.events().last().map(|event| event.seq))
         .map_err(|error| error.to_string());
     json!({
-        "window": observe(conversation),
+        "window": testkit::observed_window(conversation),
         "feedError": error,
         "next": format!("{next:?}"),
     })
@@ -165,17 +152,17 @@ proptest! {
         let mut expected = Conversation::new();
         expected.load_json(testkit::lines_text(&before).as_bytes(), LoadOptions::default()).unwrap();
         let mut got = expected.clone();
-        let shown_before = observe(&expected);
+        let shown_before = testkit::observed_window(&expected);
         let expected_change = expected.load_json(&text[..], options);
         match (load_in_pieces(&mut got, &text, &sizes, has_more), expected_change) {
             (Some(change), Ok(expected_change)) => {
                 prop_assert_eq!(change, expected_change);
-                prop_assert_eq!(observe(&got), observe(&expected));
+                prop_assert_eq!(testkit::observed_window(&got), testkit::observed_window(&expected));
             }
             (Some(_), Err(error)) => prop_assert!(false, "load_json failed: {error}"),
             (None, _) => {
                 prop_assert!(text.is_empty(), "JSON lines left to the whole-text reader");
-                prop_assert_eq!(observe(&got), shown_before);
+                prop_assert_eq!(testkit::observed_window(&got), shown_before);
             }
         }
     }
@@ -310,7 +297,7 @@ fn a_piece_that_fails_leaves_the_window_as_it_was() {
     let line = "{\"seq\":1,\"time\":1,\"type\":\"turn/start\",\"data\":{\"turn\":1}}\n";
     let mut window = Conversation::new();
     window.load_json(line, LoadOptions::default()).unwrap();
-    let before = observe(&window);
+    let before = testkit::observed_window(&window);
     let mut given = false;
     let mut next = |room: &mut [u8]| {
         if given {
@@ -322,5 +309,5 @@ fn a_piece_that_fails_leaves_the_window_as_it_was() {
         Piece::Read(later.len())
     };
     assert!(window.load_pieces(&mut next, false).is_none());
-    assert_eq!(observe(&window), before);
+    assert_eq!(testkit::observed_window(&window), before);
 }

@@ -115,7 +115,7 @@ function withConversation(use) {
 }
 
 test("JS objects give the contexts their JSON text gives", () => {
-  const text = (events) => JSON.stringify(events, (key, value) => (typeof value === "bigint" ? undefined : value));
+  const text = (events) => JSON.stringify(events, (_key, value) => (typeof value === "bigint" ? undefined : value));
   for (let seed = 1; seed <= 150; seed++) {
     const events = session(seed, 60);
     const seqs = events.map((event) => event.seq);

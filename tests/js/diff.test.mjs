@@ -308,7 +308,10 @@ test("a header whose only change is an added tool name: kind tools, one added to
 
 test("prompts far apart are replaced whole, quickly", () => {
   let state = 7;
-  const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const random = () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
   const repetitive = () => Array.from({ length: 40000 }, () => `line ${Math.floor(random() * 20)}`).join("\n");
   const [old, now] = [repetitive(), repetitive()];
   const started = performance.now();

@@ -119,7 +119,7 @@ function referenced(typeText, seen = new Set()) {
 function check(value, name, path, met) {
   if (value === undefined || value === null || typeof value !== "object") return;
   if (Array.isArray(value)) {
-    value.forEach((item, i) => check(item, name, `${path}[${i}]`, met));
+    for (const [i, item] of value.entries()) check(item, name, `${path}[${i}]`, met);
     return;
   }
   const meet = (type) => {

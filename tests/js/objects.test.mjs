@@ -195,7 +195,7 @@ test("odd values read exactly as their JSON text", () => {
   for (let seed = 1; seed <= 400; seed++) {
     const events = oddSession(seed, 30);
     // BigInts sit only in members the rules never read: the text leaves them out.
-    const text = JSON.stringify(events, (key, value) => (typeof value === "bigint" ? undefined : value));
+    const text = JSON.stringify(events, (_key, value) => (typeof value === "bigint" ? undefined : value));
     const fromText = outcome((c) => c.loadJson(text));
     const fromObjects = outcome((c) => c.load(events));
     assert.equal(fromObjects, fromText, `seed ${seed}`);
@@ -250,7 +250,7 @@ test("boxed values and class instances read as JSON writes them", () => {
     [new Number(5)],
     [new Plain(1), new Plain(2)],
   ];
-  const text = (events) => JSON.stringify(events, (key, value) => (typeof value === "bigint" ? undefined : value));
+  const text = (events) => JSON.stringify(events, (_key, value) => (typeof value === "bigint" ? undefined : value));
   for (const [i, events] of batches.entries()) {
     assert.equal(outcome((c) => c.load(events)), outcome((c) => c.loadJson(text(events))), `batch ${i}`);
   }

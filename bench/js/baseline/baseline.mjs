@@ -20,7 +20,7 @@ function isReplaceOp(surfaceOp) {
 }
 
 function systemText(data) {
-  const content = data && data.message && data.message.content;
+  const content = data?.message?.content;
   if (!Array.isArray(content)) return '';
   let text = '';
   for (const block of content) {
@@ -57,7 +57,7 @@ export function inspectSystemPrompt(previous, event, windowStart) {
 
   const unknown = (seq) => seq < firstSeq && !replacements.has(seq);
   const uncertain =
-    (previous !== undefined && previous.uncertain) ||
+    previous?.uncertain ||
     (replace !== undefined && (unknown(replace.startSeq) || unknown(replace.endSeq)));
 
   if (uncertain) {
@@ -92,7 +92,7 @@ export function inspectSystemPrompt(previous, event, windowStart) {
     const data = event.data || {};
     const isAppend = !replace;
     const hadNonempty =
-      previous !== undefined && previous.nodes.some((n) => n.node.text !== '');
+      previous?.nodes.some((n) => n.node.text !== '') ?? false;
     introduced = {
       seq: event.seq,
       time: event.time,

@@ -100,7 +100,7 @@ function checkContexts(events) {
     let header;
     for (const event of events) {
       ledger.apply(event);
-      if (event.type === 'request/header') header = event.data && event.data.header;
+      if (event.type === 'request/header') header = event.data?.header;
       const { nodes, ...summary } = conversation.contextAt(event.seq);
       const mine = { nodes: ledger.meter.nodes(), ...ledger.meter.breakdown(header) };
       checks++;

@@ -109,7 +109,7 @@ export function* sessionEvents({
   let emitted = 0;
   let bytes = 0;
   // The live surface, in surface order: node seqs and kinds.
-  let alive = [];
+  const alive = [];
   let prompt = promptBytes > 0 ? textPool(random(seed + 1), promptBytes).slice(0, promptBytes) : "";
   let promptVersion = 0;
 
