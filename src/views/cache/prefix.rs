@@ -190,11 +190,6 @@ impl Positions {
         found
     }
 
-    /// The tokens of slot `at` (0 once dropped).
-    fn tokens_of(&self, at: usize) -> u32 {
-        self.slots.get(at).map_or(0, |found| found.tokens)
-    }
-
     /// Whether slot `at` holds a node.
     fn is_node(&self, at: usize) -> bool {
         self.slots.get(at).is_some_and(|found| found.node)
@@ -222,20 +217,16 @@ impl Positions {
         let after = slot.saturating_add(1);
         // The live slots in `after..last` drop as a whole: one change at `after` takes their
         // tokens out of every later sum (no sum inside the range is read again: its slots are
-        // dead).
-        let dropped = if last > after {
-            let through_slot = prefix.saturating_add(u64::from(self.tokens_of(slot)));
-            self.sum_before(last).saturating_sub(through_slot)
-        } else {
-            0
-        };
+        // dead). Their tokens are summed one by one: a range that ends inside one an earlier
+        // replace dropped would take that drop's change at `after` along with it.
+        let mut dropped = 0u64;
         let replaced = self.drop_entry(slot);
         let mut at = self.live_from(after);
         while at < last {
             if first_dropped.is_none() && self.is_node(at) {
                 first_dropped = self.slots.get(at).map(|found| found.position);
             }
-            self.drop_entry(at);
+            dropped = dropped.saturating_add(u64::from(self.drop_entry(at)));
             if let Some(dropped) = self.slots.get_mut(at) {
                 dropped.next = at.saturating_add(1);
             }
