@@ -1364,3 +1364,39 @@ fn the_stream_checks_its_options_and_keeps_a_failed_piece_out() {
     assert_eq!(ledger, fed_whole(text.as_bytes(), &options).unwrap());
     assert_eq!(ledger.summary.requests, 3);
 }
+
+/// A replace whose end names a node an earlier replace already dropped (the fold tolerates it;
+/// SPEC 1 calls such a log invalid): the ledger still agrees with the reference afterwards,
+/// when a later prune breaks after the dropped range.
+#[test]
+fn a_replace_ending_at_a_dropped_node_keeps_later_sums_exact() {
+    let none = json!({});
+    let events = vec![
+        step_start(1, 1),
+        system(2, 17, json!("append")),
+        user(3, 13, json!("append")),
+        answer(4, 14, none.clone()),
+        tool_result(5, 10, json!("append")),
+        tool_result(6, 11, json!("append")),
+        tool_result(7, 12, json!("append")),
+        step_start(8, 2),
+        answer(9, 15, none.clone()),
+        // Drops 5..=7 and takes 4's place.
+        user(10, 20, replace(4, 7)),
+        step_start(11, 3),
+        tool_result(12, 16, json!("append")),
+        answer(13, 18, none.clone()),
+        // Ends at 6, dropped by 10: drops 3 and 10's entry.
+        user(14, 9, replace(3, 6)),
+        step_start(15, 4),
+        answer(16, 19, none.clone()),
+        // A prune after the dropped range: its prefix is the sums' below position 12.
+        tool_result(17, 9, replace(12, 12)),
+        step_start(18, 5),
+        answer(19, 14, none),
+    ];
+    let conversation = loaded(&events);
+    check_reference(&conversation, &events, None).unwrap();
+    let text = gen::lines_text(&events) + "\n";
+    check_stream(text.as_bytes(), &CacheOptions::default(), &[7, 64, 4096]).unwrap();
+}

@@ -181,4 +181,10 @@ impl SurfaceFold {
     pub fn requests(&self) -> impl Iterator<Item = RequestState> + '_ {
         self.requests.all(&self.nodes)
     }
+
+    /// Every request's context, in order, borrowed where the fold keeps it (all but the open
+    /// request's): what a reader of every request walks, with no copy of each.
+    pub fn each_request(&self) -> impl Iterator<Item = std::borrow::Cow<'_, RequestState>> + '_ {
+        self.requests.each(&self.nodes)
+    }
 }

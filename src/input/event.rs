@@ -83,9 +83,9 @@ fn loggable_seq(value: Seq) -> bool {
 }
 
 impl SessionEvent {
-    /// Builds an event. The replace endpoints, turn and step must be values a log can hold
-    /// (safe integers, `|n| <= 2^53 - 1`, as [`crate::parse_events`] reads them); others are
-    /// [`Error::InvalidArgument`].
+    /// Builds an event. Its seq, the replace endpoints, turn and step must be values a log can
+    /// hold (safe integers, `|n| <= 2^53 - 1`, as [`crate::parse_events`] reads them); others
+    /// are [`Error::InvalidArgument`].
     pub fn new(
         seq: Seq,
         time: Time,
@@ -98,6 +98,12 @@ impl SessionEvent {
             argument: argument.into(),
             message,
         };
+        if !loggable_seq(seq) {
+            return Err(invalid(
+                "seq",
+                format!("must be a safe integer, found {seq}"),
+            ));
+        }
         if let Some(SurfaceOp::Replace { start, end }) = surface_op {
             if !loggable_seq(start) || !loggable_seq(end) {
                 return Err(invalid(
@@ -438,6 +444,24 @@ mod tests {
             assert!(
                 matches!(made, Err(Error::InvalidArgument { .. })),
                 "{op:?} {turn:?} {step:?}"
+            );
+        }
+        for seq in [
+            MAX_SAFE_INTEGER + 1,
+            -MAX_SAFE_INTEGER - 1,
+            i64::MAX,
+            i64::MIN,
+        ] {
+            let made = SessionEvent::new(seq, 0.0, EventKind::Other, None, TurnField::Absent, None);
+            assert!(
+                matches!(&made, Err(Error::InvalidArgument { argument, .. }) if argument == "seq"),
+                "seq {seq}"
+            );
+        }
+        for seq in [MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER, 0] {
+            assert!(
+                SessionEvent::new(seq, 0.0, EventKind::Other, None, TurnField::Absent, None)
+                    .is_ok()
             );
         }
     }

@@ -208,18 +208,25 @@ impl LedgerRows {
 /// Where [`ledger_into`] puts each request's entry as soon as it is made.
 pub(crate) trait LedgerSink {
     /// Takes the entry of the next request (its `route` absent and `causes` empty), its route
-    /// and its causes (which it may move out: the ledger clears the list after).
-    fn entry(&mut self, entry: CacheEntry, route: Option<&Rc<Route>>, causes: &mut Vec<CacheCause>);
+    /// and its causes (each of which it may move out: the ledger makes the next entry afresh and
+    /// clears the list after). By reference, so that a sink that only reads the entry does not
+    /// copy it.
+    fn entry(
+        &mut self,
+        entry: &mut CacheEntry,
+        route: Option<&Rc<Route>>,
+        causes: &mut Vec<CacheCause>,
+    );
 }
 
 impl LedgerSink for LedgerRows {
     fn entry(
         &mut self,
-        entry: CacheEntry,
+        entry: &mut CacheEntry,
         route: Option<&Rc<Route>>,
         causes: &mut Vec<CacheCause>,
     ) {
-        self.entries.push(entry);
+        self.entries.push(std::mem::take(entry));
         self.routes.push(route.cloned());
         self.causes.append(causes);
         self.causes_end.push(self.causes.len());
@@ -280,7 +287,13 @@ pub(crate) fn ledger_into(
         if let Some(before) = before {
             if !(gap.incomplete || before.incomplete) {
                 let tools = tools::compare(before.header.as_deref(), gap.header.as_deref());
-                let kept = prefix::kept(before, gap, &tools, &before_breakdown, input.surface);
+                let kept = prefix::kept(
+                    before,
+                    gap,
+                    tools.as_ref(),
+                    &before_breakdown,
+                    input.surface,
+                );
                 entry.kept_tokens = Some(kept);
                 entry.new_tokens = Some(breakdown.total_tokens.saturating_sub(kept));
                 let broken = before_breakdown.total_tokens.saturating_sub(kept);
@@ -307,7 +320,7 @@ pub(crate) fn ledger_into(
             .and_then(|route| route.model.as_deref());
         entry.cost = cost::of(&entry, model, options);
         summing.add(&entry, model, &causes);
-        sink.entry(entry, gap.route.as_ref(), &mut causes);
+        sink.entry(&mut entry, gap.route.as_ref(), &mut causes);
         before_breakdown = breakdown;
     });
     summing.finish()

@@ -1,6 +1,7 @@
 //! The request part of the surface fold: each request's read point, answer, tools and whether it
 //! started a new series, its context read from the node fold.
 
+use std::borrow::Cow;
 use std::rc::Rc;
 
 use super::nodes::NodeFold;
@@ -143,6 +144,14 @@ impl Requests {
             None if index == self.resolved.len() => self.open_request(nodes),
             None => None,
         }
+    }
+
+    /// Every request's context, in order, the resolved ones borrowed.
+    pub fn each<'a>(
+        &'a self,
+        nodes: &'a NodeFold,
+    ) -> impl Iterator<Item = Cow<'a, RequestState>> + 'a {
+        (self.resolved.iter().map(Cow::Borrowed)).chain(self.open_request(nodes).map(Cow::Owned))
     }
 
     /// Every request's context, in order.

@@ -128,7 +128,7 @@ pub enum CacheCause {
 pub(super) fn between(
     causes: &mut Vec<CacheCause>,
     (before, gap): (&Gap, &Gap),
-    tools: ToolChanges,
+    tools: Option<ToolChanges>,
     replaces: &[Replace],
     input: &LedgerInput<'_>,
 ) {
@@ -148,7 +148,7 @@ pub(super) fn between(
 /// (given the rewrite and its text), and the first series header between them.
 pub(super) fn listed(
     (from, to): (Option<&Route>, Option<&Route>),
-    tools: ToolChanges,
+    tools: Option<ToolChanges>,
     replaces: &[Replace],
     sections: &dyn Fn(&Replace, &str) -> Vec<String>,
     series: &dyn Fn() -> Option<Seq>,
@@ -169,7 +169,7 @@ type Namers<'a> = (
 fn listed_into(
     causes: &mut Vec<CacheCause>,
     (from, to): (Option<&Route>, Option<&Route>),
-    tools: ToolChanges,
+    tools: Option<ToolChanges>,
     replaces: &[Replace],
     (sections, series): Namers<'_>,
 ) {
@@ -185,7 +185,7 @@ fn listed_into(
             to: to.cloned().unwrap_or_default(),
         });
     }
-    if !tools.is_empty() {
+    if let Some(tools) = tools.filter(|tools| !tools.is_empty()) {
         causes.push(CacheCause::Tools {
             added: tools.added,
             removed: tools.removed,

@@ -281,7 +281,7 @@ impl Forward {
         let tools = tools::compare(before.header.as_deref(), self.header.as_deref());
         let same_route = before.route == self.route;
         let previous = &before.breakdown;
-        let kept = if may_keep(same_route, &tools, gap.series.is_some()) {
+        let kept = if may_keep(same_route, tools.as_ref(), gap.series.is_some()) {
             let nodes = previous.total_tokens.saturating_sub(previous.tools_tokens);
             let prefix = gap.touched.map_or(nodes, |key| {
                 let before_key = self.live.node_tokens_before(key);

@@ -84,11 +84,8 @@ pub(super) fn walk(input: &LedgerInput<'_>, each: &mut dyn FnMut(Closed<'_>)) {
     let last = input.events.last().map_or(window_start, |event| event.seq);
     let span =
         usize::try_from(last.saturating_sub(window_start)).map_or(0, |d| d.saturating_add(1));
-    let replace_count = (input.events.iter())
-        .filter(|event| matches!(event.surface_op(), Some(SurfaceOp::Replace { .. })))
-        .count();
     let mut walk = Walk {
-        positions: Positions::new(window_start, input.events.len(), span, replace_count),
+        positions: Positions::new(window_start, input.events.len(), span),
         gap: Gap::default(),
         before: None,
         replaces: Vec::new(),
@@ -98,15 +95,20 @@ pub(super) fn walk(input: &LedgerInput<'_>, each: &mut dyn FnMut(Closed<'_>)) {
         last_time: 0.0,
         lost: false,
     };
-    let mut pending = input.surface.requests();
+    let mut pending = input.surface.each_request();
     let mut next = pending.next();
+    // The next request's read point (`Seq::MAX`: none), read once per event.
+    let mut read = next.as_ref().map_or(Seq::MAX, |request| request.seq);
     // The answer of the request closed last, which comes before the next read point.
     let mut answer: Option<Seq> = None;
     for event in input.events {
-        while let Some(request) = next.take_if(|request| request.seq < event.seq) {
-            walk.close(&request, each);
-            answer = request.answer.as_ref().map(|(seq, _)| *seq);
-            next = pending.next();
+        if read < event.seq {
+            while let Some(request) = next.take_if(|request| request.seq < event.seq) {
+                walk.close(&request, each);
+                answer = request.answer.as_ref().map(|(seq, _)| *seq);
+                next = pending.next();
+            }
+            read = next.as_ref().map_or(Seq::MAX, |request| request.seq);
         }
         if answer == Some(event.seq) {
             if let Some(closed) = walk.before.as_mut() {
@@ -142,14 +144,25 @@ struct Walk {
 impl Walk {
     fn fold(&mut self, event: &crate::input::event::SessionEvent, input: &LedgerInput<'_>) {
         self.last_time = event.time;
-        if let EventKind::StepStart = event.kind {
-            self.starts.push_back(event.seq);
+        let op = event.surface_op();
+        let replace = matches!(op, Some(SurfaceOp::Replace { .. }));
+        match &event.kind {
+            // Most events append a message: their node's tokens are all the walk needs of them.
+            EventKind::Message(message) if !replace => {
+                self.lost |= !self.positions.append(event.seq, message.tokens);
+                return;
+            }
+            EventKind::StepStart => self.starts.push_back(event.seq),
+            EventKind::RequestHeader(found) => self.read_header(found),
+            _ => {}
         }
-        if let Some(found) = event.header() {
-            self.read_header(found);
+        // What is left to do is for replaces and system prompts (the only other nodes).
+        if !replace && !matches!(event.kind, EventKind::SystemMessage { .. }) {
+            debug_assert!(node_of(event).is_none(), "every other node is handled");
+            return;
         }
         let node = node_of(event);
-        match event.surface_op() {
+        match op {
             Some(SurfaceOp::Replace { start, end }) => {
                 let replaced = self
                     .positions

@@ -57,8 +57,9 @@ pub(super) struct Positions {
     appended: Vec<u64>,
     /// A Fenwick tree over the slots of what replaces changed since (room for every slot).
     changes: Vec<i64>,
-    /// The slot of each position, by its distance from the window start (`usize::MAX`: none),
-    /// while positions stay close together; else positions are searched.
+    /// The slot of each position plus one, by its distance from the window start (0: none),
+    /// when positions are close together (the window's span at most four times its events);
+    /// else positions are searched.
     slot_of: Vec<usize>,
     /// Whether `slot_of` indexes every slot.
     indexed: bool,
@@ -82,19 +83,22 @@ const LOST: Replaced = Replaced {
 };
 
 impl Positions {
-    /// An empty surface of a window starting at `window_start`, with room for `nodes` nodes,
-    /// positions up to `span` after the start and `replaces` replaces.
-    pub fn new(window_start: Seq, nodes: usize, span: usize, replaces: usize) -> Positions {
+    /// An empty surface of a window starting at `window_start`, with room for `nodes` nodes
+    /// and positions up to `span` after the start.
+    pub fn new(window_start: Seq, nodes: usize, span: usize) -> Positions {
+        let indexed = span <= nodes.saturating_mul(4);
         let mut appended = Vec::with_capacity(nodes.saturating_add(1));
         appended.push(0);
-        let mut moved = HashMap::default();
-        moved.reserve(replaces);
+        // The moved entries grow as replaces come (counting them first would read every event
+        // once more).
+        let moved = HashMap::default();
         Positions {
             slots: Vec::with_capacity(nodes),
             appended,
             changes: vec![0; nodes],
-            slot_of: Vec::with_capacity(span.min(nodes.saturating_mul(4))),
-            indexed: true,
+            // Zeroed memory: no slot yet at any position.
+            slot_of: if indexed { vec![0; span] } else { Vec::new() },
+            indexed,
             moved,
             window_start,
         }
@@ -102,6 +106,7 @@ impl Positions {
 
     /// Appends the node of event `seq` (its position is its seq); returns false when the list
     /// cannot follow (a position not after the last one, or no room left).
+    #[inline]
     pub fn append(&mut self, seq: Seq, tokens: u32) -> bool {
         let slot = self.slots.len();
         let last = self.slots.last().map(|last| last.position);
@@ -118,14 +123,10 @@ impl Positions {
             next: slot,
         });
         if self.indexed {
-            // Positions a few times as many as the slots are indexed; sparser ones are searched.
-            let room = self.changes.len().saturating_mul(4);
-            match self.distance(seq).filter(|distance| *distance < room) {
-                Some(distance) => {
-                    self.slot_of.resize(distance, usize::MAX);
-                    self.slot_of.push(slot);
-                }
+            match (self.distance(seq)).and_then(|distance| self.slot_of.get_mut(distance)) {
+                Some(cell) => *cell = slot.saturating_add(1),
                 None => {
+                    debug_assert!(false, "a window's positions are within its span");
                     self.indexed = false;
                     self.slot_of = Vec::new();
                 }
@@ -145,7 +146,7 @@ impl Positions {
             let slot = self
                 .distance(position)
                 .and_then(|d| self.slot_of.get(d).copied());
-            return slot.filter(|slot| *slot != usize::MAX);
+            return slot.and_then(|slot| slot.checked_sub(1));
         }
         self.slots
             .binary_search_by_key(&position, |slot| slot.position)
@@ -189,11 +190,6 @@ impl Positions {
         found
     }
 
-    /// The tokens of slot `at` (0 once dropped).
-    fn tokens_of(&self, at: usize) -> u32 {
-        self.slots.get(at).map_or(0, |found| found.tokens)
-    }
-
     /// Whether slot `at` holds a node.
     fn is_node(&self, at: usize) -> bool {
         self.slots.get(at).is_some_and(|found| found.node)
@@ -221,20 +217,16 @@ impl Positions {
         let after = slot.saturating_add(1);
         // The live slots in `after..last` drop as a whole: one change at `after` takes their
         // tokens out of every later sum (no sum inside the range is read again: its slots are
-        // dead).
-        let dropped = if last > after {
-            let through_slot = prefix.saturating_add(u64::from(self.tokens_of(slot)));
-            self.sum_before(last).saturating_sub(through_slot)
-        } else {
-            0
-        };
+        // dead). Their tokens are summed one by one: a range that ends inside one an earlier
+        // replace dropped would take that drop's change at `after` along with it.
+        let mut dropped = 0u64;
         let replaced = self.drop_entry(slot);
         let mut at = self.live_from(after);
         while at < last {
             if first_dropped.is_none() && self.is_node(at) {
                 first_dropped = self.slots.get(at).map(|found| found.position);
             }
-            self.drop_entry(at);
+            dropped = dropped.saturating_add(u64::from(self.drop_entry(at)));
             if let Some(dropped) = self.slots.get_mut(at) {
                 dropped.next = at.saturating_add(1);
             }
@@ -322,7 +314,7 @@ fn fenwick_add(tree: &mut [i64], slot: usize, by: i64) {
 pub(super) fn kept(
     before: &Gap,
     gap: &Gap,
-    tools: &ToolChanges,
+    tools: Option<&ToolChanges>,
     before_breakdown: &ContextBreakdown,
     surface: &SurfaceFold,
 ) -> u32 {
@@ -343,8 +335,12 @@ pub(super) fn kept(
 }
 
 /// Whether a request may keep anything of the previous one's prefix (SPEC 11 item 2): the
-/// same route, and the same tools or tools added without a series marker between them.
-pub(super) fn may_keep(same_route: bool, tools: &ToolChanges, series: bool) -> bool {
+/// same route, and the same tools (`tools` none) or tools added without a series marker
+/// between them.
+pub(super) fn may_keep(same_route: bool, tools: Option<&ToolChanges>, series: bool) -> bool {
+    let Some(tools) = tools else {
+        return same_route;
+    };
     same_route
         && tools.removed.is_empty()
         && tools.changed.is_empty()
@@ -387,7 +383,7 @@ mod tests {
 
     #[test]
     fn live_slots_are_walked_past_dropped_ones() {
-        let mut positions = Positions::new(1, 10, 10, 2);
+        let mut positions = Positions::new(1, 10, 10);
         for seq in 1..=6 {
             assert!(positions.append(seq, 10));
         }

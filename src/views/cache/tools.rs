@@ -48,18 +48,19 @@ fn tools_text(header: Option<&RequestHeader>) -> &str {
     header.map_or("[]", |header| &header.tools_text)
 }
 
-/// How the tools of `after` differ from those of `before` (no header: no tools).
+/// How the tools of `after` differ from those of `before` (no header: no tools); `None` when
+/// their texts are the same (most requests: nothing allocated or dropped then).
 pub(super) fn compare(
     before: Option<&RequestHeader>,
     after: Option<&RequestHeader>,
-) -> ToolChanges {
+) -> Option<ToolChanges> {
     // Headers share the text of equal tools (the interner), so a pointer usually answers.
     let shared = match (before, after) {
         (Some(a), Some(b)) => std::rc::Rc::ptr_eq(&a.tools_text, &b.tools_text),
         _ => false,
     };
     if shared || tools_text(before) == tools_text(after) {
-        return ToolChanges::default();
+        return None;
     }
     let old = list(before);
     let new = list(after);
@@ -87,7 +88,7 @@ pub(super) fn compare(
             changes.removed.push(name.clone().into_owned());
         }
     }
-    changes
+    Some(changes)
 }
 
 #[cfg(test)]
@@ -107,19 +108,19 @@ mod tests {
     fn tools_compare_by_name_then_by_json_text() {
         let a = header(r#"[{"name":"read","p":1},{"name":"bash"},{"x":1}]"#);
         let b = header(r#"[{"name":"bash"},{"name":"read","p":2},{"name":"web"},{"x":2}]"#);
-        let changes = compare(Some(&a), Some(&b));
+        let changes = compare(Some(&a), Some(&b)).unwrap_or_default();
         assert_eq!(changes.changed, ["read"]);
         assert_eq!(changes.added, ["web", r#"{"x":2}"#]);
         assert_eq!(changes.removed, [r#"{"x":1}"#]);
         // The same tools in another order do not differ.
         let c = header(r#"[{"name":"bash"},{"name":"read","p":1},{"x":1}]"#);
-        assert!(compare(Some(&a), Some(&c)).is_empty());
-        assert_eq!(compare(None, Some(&a)).added.len(), 3);
-        assert_eq!(compare(Some(&a), None).removed.len(), 3);
+        assert!(compare(Some(&a), Some(&c)).unwrap_or_default().is_empty());
+        assert_eq!(compare(None, Some(&a)).unwrap_or_default().added.len(), 3);
+        assert_eq!(compare(Some(&a), None).unwrap_or_default().removed.len(), 3);
         // Two tools of one name pair in order; the last one is removed.
         let d = header(r#"[{"name":"t","v":1},{"name":"t","v":2}]"#);
         let e = header(r#"[{"name":"t","v":1}]"#);
-        let changes = compare(Some(&d), Some(&e));
+        let changes = compare(Some(&d), Some(&e)).unwrap_or_default();
         assert_eq!((changes.removed.len(), changes.changed.len()), (1, 0));
     }
 
@@ -128,18 +129,21 @@ mod tests {
         // Plain names (issue 29): one added mid-list is that name, not its JSON text.
         let a = header(r#"["read","subagent","subagent_fork"]"#);
         let b = header(r#"["read","snapshot_ping","subagent","subagent_fork"]"#);
-        let changes = compare(Some(&a), Some(&b));
+        let changes = compare(Some(&a), Some(&b)).unwrap_or_default();
         assert_eq!(changes.added, ["snapshot_ping"]);
         assert!(changes.removed.is_empty() && changes.changed.is_empty());
         // The OpenAI shape: new parameters change the tool, they do not replace it.
         let c = header(r#"[{"type":"function","function":{"name":"run"}},"read"]"#);
         let d = header(r#"[{"type":"function","function":{"name":"run","parameters":{}}},"read"]"#);
-        let changes = compare(Some(&c), Some(&d));
+        let changes = compare(Some(&c), Some(&d)).unwrap_or_default();
         assert_eq!(changes.changed, ["run"]);
         assert!(changes.added.is_empty() && changes.removed.is_empty());
         // A plain name that becomes an object of the same name is changed.
         let e = header(r#"[{"name":"read","p":1}]"#);
-        assert_eq!(compare(Some(&a), Some(&e)).changed, ["read"]);
+        assert_eq!(
+            compare(Some(&a), Some(&e)).unwrap_or_default().changed,
+            ["read"]
+        );
     }
 
     #[test]
@@ -148,13 +152,13 @@ mod tests {
         // The lists differ by `x`, so the pair of `read` is compared.
         let a = header(r#"[{"name":"read","p":1e400},"x"]"#);
         let b = header(r#"[{"name":"read","p":null}]"#);
-        let changes = compare(Some(&a), Some(&b));
+        let changes = compare(Some(&a), Some(&b)).unwrap_or_default();
         assert!(changes.changed.is_empty());
         assert_eq!(changes.removed, ["x"]);
         // Two lists whose texts differ only by another tool: equal values are not changed.
         let c = header(r#"[{"name":"read","p":{"q":[1,2]}},"bash"]"#);
         let d = header(r#"[{"name":"read","p":{"q":[1,2]}}]"#);
-        let changes = compare(Some(&c), Some(&d));
+        let changes = compare(Some(&c), Some(&d)).unwrap_or_default();
         assert!(changes.changed.is_empty());
         assert_eq!(changes.removed, ["bash"]);
     }
