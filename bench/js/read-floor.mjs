@@ -9,7 +9,8 @@
 // array, the length of each string: no comparison, no check) and (2) `load` of the same
 // events, each after full GCs, and prints the medians of RUNS (default 15) after 2 not counted.
 // The walk is a lower bound for any exact comparison written in JS; what it leaves of `load` is
-// everything else (the other members of every event, and the wasm side). PROMPTFOLD_PKG picks
+// everything else (the other members of every event, and the wasm side). It also prints the bare
+// read of every node of every event (allMs) and load / that (loadOverAll). PROMPTFOLD_PKG picks
 // the package (default pkg/node/promptfold.js). bench/js/measure.mjs runs the same (readFloor) for
 // BENCHMARKS.md, with fewer runs.
 import { readFileSync } from 'node:fs';
@@ -49,8 +50,11 @@ function timed(body) {
  * Times, alternating, the bare read of every header's config and tools in `events` and `load` of
  * `events` by `pf` (the package), each after full GCs: `warmup` runs of each not counted, then
  * `runs` counted. Returns the headers, the nodes one read reads, the runs, and the medians in ms.
+ * With `everything`, also the bare read of every node of every event (`allNodes`, `allMs`): what
+ * a load from objects reads is between the two (it skips members the rules do not read, such as
+ * a message's role, and reads the characters of the texts it measures).
  */
-export function readFloor(pf, events, runs, warmup) {
+export function readFloor(pf, events, runs, warmup, everything = false) {
   const values = [];
   for (const event of events) {
     const header = event?.type === 'request/header' ? event.data?.header : undefined;
@@ -58,8 +62,19 @@ export function readFloor(pf, events, runs, warmup) {
   }
   const read = [];
   const load = [];
+  const all = [];
   let nodes = 0;
+  let allNodes = 0;
   for (let run = 0; run < warmup + runs; run++) {
+    if (everything) {
+      const [allMs, count] = timed(() => {
+        let total = 0;
+        for (const event of events) total += readAll(event);
+        return total;
+      });
+      allNodes = count;
+      if (run >= warmup) all.push(allMs);
+    }
     const [readMs, count] = timed(() => {
       let total = 0;
       for (const value of values) total += readAll(value);
@@ -77,7 +92,8 @@ export function readFloor(pf, events, runs, warmup) {
       load.push(loadMs);
     }
   }
-  return { headers: values.length / 2, nodes, runs, warmup, readMs: median(read), loadMs: median(load) };
+  const result = { headers: values.length / 2, nodes, runs, warmup, readMs: median(read), loadMs: median(load) };
+  return everything ? { ...result, allNodes, allMs: median(all) } : result;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
@@ -88,7 +104,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const runs = /^\d+$/.test(args[0] ?? '') ? Number(args.shift()) : 15;
   for (const file of args) {
     const events = JSON.parse(readFileSync(file, 'utf8'));
-    const { headers, nodes, readMs, loadMs } = readFloor(pf, events, runs, 2);
+    const { headers, nodes, readMs, loadMs, allNodes, allMs } = readFloor(pf, events, runs, 2, true);
     console.log(
       JSON.stringify({
         file,
@@ -98,6 +114,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
         readMs: Number(readMs.toFixed(2)),
         loadMs: Number(loadMs.toFixed(2)),
         readShareOfLoad: Number((readMs / loadMs).toFixed(3)),
+        allNodes,
+        allMs: Number(allMs.toFixed(2)),
+        loadOverAll: Number((loadMs / allMs).toFixed(2)),
       }),
     );
   }

@@ -14,6 +14,8 @@
 //! numbers written the way JavaScript writes them). This lives with the input because it reads
 //! JSON text: the fold only ever sums the numbers.
 
+#[cfg(target_feature = "simd128")]
+use crate::input::json::blocks::{plain_units, BLOCK};
 use crate::input::json::reader::{Reader, Step};
 
 /// Tokens of a run of `units` UTF-16 code units: `ceil(units / 4)`.
@@ -390,6 +392,15 @@ fn scan_string(bytes: &[u8], start: usize) -> ScannedString {
                 // Eight bytes at a time while none ends the run (a checked string holds no
                 // control byte): their units are written as they are.
                 let (run, mut units) = (at, 0usize);
+                #[cfg(target_feature = "simd128")]
+                while let Some(block) = bytes.get(at..at.saturating_add(BLOCK)) {
+                    let (length, block_units) = plain_units(block);
+                    units = units.saturating_add(block_units);
+                    at = at.saturating_add(length);
+                    if length < BLOCK {
+                        break;
+                    }
+                }
                 while let Some(chunk) = bytes.get(at..at.saturating_add(8)) {
                     let word = word_of(chunk);
                     if has_quote_or_backslash(word) {

@@ -25,8 +25,21 @@ class Instance {
   }
 }
 
+// Pieces of long texts: ASCII, UTF-8 sequences of two, three and four bytes, what JSON escapes
+// (lone surrogates too), so that the text path's scans (sixteen bytes at a time in wasm) meet
+// each at every place in a block.
+const PIECES = ["a", "word ", "é", "✓", "😀", '"', "\\", "\n", "\u0001", "\ud83d", "\ude00", "0123456789abcdef"];
+
+function longText(next) {
+  let text = "";
+  for (let i = Math.floor(next() * 60); i > 0; i--) text += PIECES[Math.floor(next() * PIECES.length)];
+  return text;
+}
+
 // Blocks of every kind, plain and odd (what JSON writes differently from what JS holds).
 const BLOCKS = [
+  (next) => ({ type: "text", text: longText(next) }),
+  (next) => ({ type: "tool-result", toolCallId: "c9", content: [{ type: "text", text: longText(next) }] }),
   () => ({ type: "text", text: "ünï ✓ 😀 \"q\" \\ \n\t\u0001" }),
   () => ({ type: "reasoning", text: "thinking…" }),
   () => ({ type: "tool-call", id: "c1", name: "read", arguments: "{\"path\":\"a.rs\"}" }),
@@ -51,7 +64,7 @@ function content(next) {
   if (roll < 0.05) return "plain string content";
   if (roll < 0.08) return { not: "an array" };
   if (roll < 0.1) return undefined;
-  return Array.from({ length: Math.floor(next() * 4) }, () => BLOCKS[Math.floor(next() * BLOCKS.length)]());
+  return Array.from({ length: Math.floor(next() * 4) }, () => BLOCKS[Math.floor(next() * BLOCKS.length)](next));
 }
 
 function session(seed, length) {

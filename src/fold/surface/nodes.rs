@@ -128,7 +128,11 @@ impl NodeFold {
     fn replace(&mut self, replacing: &Replacing, start: Seq, end: Seq) -> bool {
         let unknown = self.unknown(start) || self.unknown(end);
         let from = self.segments.moved(start).unwrap_or(start);
-        let to = self.segments.moved(end).unwrap_or(end);
+        // A replace of one node (a prune) has one endpoint: one search.
+        let to = match end == start {
+            true => from,
+            false => self.segments.moved(end).unwrap_or(end),
+        };
         self.apply(replacing, start, end, (from, to), true);
         unknown
     }

@@ -44,6 +44,13 @@ pub(crate) struct Survivor {
     pub tokens: u32,
 }
 
+/// An entry surviving at the tip, found by its position.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Found {
+    key: (Seq, Seq),
+    index: usize,
+}
+
 /// The token sums of the tip.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Sums {
@@ -91,26 +98,32 @@ impl Record {
         self.entries.advance(&[&self.order])
     }
 
-    /// Whether an entry survives at the tip with its position in `[from, to]`.
-    pub fn holds_any(&self, from: Seq, to: Seq) -> bool {
-        from <= to
-            && (self.order.range((from, Seq::MIN)..=(to, Seq::MAX)))
-                .next()
-                .is_some()
+    /// The first entry surviving at the tip with its position in `[from, to]` (its key and
+    /// index). The range searched is open above: a bounded one searches the tree for both ends.
+    pub fn first_in(&self, from: Seq, to: Seq) -> Option<Found> {
+        let (&key, &index) = self.order.range((from, Seq::MIN)..).next()?;
+        (key.0 <= to).then_some(Found { key, index })
     }
 
     /// Drops every entry whose position is in `[from, to]`, telling `dropped` the
     /// `(position, seq)` of each.
+    #[cfg(test)]
     pub fn drop_range(&mut self, from: Seq, to: Seq, dropped: &mut dyn FnMut((Seq, Seq))) {
-        if from > to {
-            return;
+        if let Some(first) = self.first_in(from, to) {
+            self.drop_from(first, to, dropped);
         }
+    }
+
+    /// Drops `first` (as [`Record::first_in`] found it) and every entry after it whose position
+    /// is at most `to`, telling `dropped` the `(position, seq)` of each.
+    pub fn drop_from(&mut self, first: Found, to: Seq, dropped: &mut dyn FnMut((Seq, Seq))) {
         // One search per dropped entry, and no list of them to allocate.
-        while let Some((&key, &index)) = self.order.range((from, Seq::MIN)..=(to, Seq::MAX)).next()
-        {
+        let mut next = Some(first);
+        while let Some(Found { key, index }) = next {
             self.order.remove(&key);
             self.kill(key, index);
             dropped(key);
+            next = self.first_in(key.0, to);
         }
     }
 
@@ -122,17 +135,17 @@ impl Record {
     /// Adds the entry of event `seq` at `position`.
     pub fn add(&mut self, position: Seq, seq: Seq, node: Option<NodeType>, tokens: u32) {
         let key = (position, seq);
-        // A seq folded twice (only a misused fold does that) keeps its latest entry.
-        if let Some(index) = self.order.remove(&key) {
-            self.kill(key, index);
-        }
         let index = self.entries.push(Entry {
             position,
             seq,
             tokens,
             node,
         });
-        self.order.insert(key, index);
+        // A seq folded twice (only a misused fold does that) keeps its latest entry. One
+        // search: the insert gives back the entry it takes the place of.
+        if let Some(old) = self.order.insert(key, index) {
+            self.kill(key, old);
+        }
         match node {
             Some(NodeType::System) => {
                 self.sums.system = self.sums.system.saturating_add(tokens);

@@ -156,8 +156,9 @@ impl Segments {
 
     /// The position of the surviving node `seq` when it sits in place of others.
     pub fn moved(&self, seq: Seq) -> Option<Seq> {
-        let mut at = self.moved.range((seq, Seq::MIN)..=(seq, Seq::MAX));
-        at.next().map(|((_, position), _)| *position)
+        // Open above: a bounded range searches the tree for both ends.
+        let ((node, position), _) = self.moved.range((seq, Seq::MIN)..).next()?;
+        (*node == seq).then_some(*position)
     }
 
     /// The index of the segment that holds `position`.
@@ -179,9 +180,9 @@ impl Segments {
             if segment.floor > to {
                 break;
             }
-            if segment.record.holds_any(from, to) {
+            if let Some(first) = segment.record.first_in(from, to) {
                 segment.touch(seq);
-                segment.record.drop_range(from, to, &mut |(position, seq)| {
+                segment.record.drop_from(first, to, &mut |(position, seq)| {
                     if position != seq {
                         moved.remove(&(seq, position));
                     }

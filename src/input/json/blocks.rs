@@ -3,7 +3,8 @@
 
 #[cfg(target_feature = "simd128")]
 use core::arch::wasm32::{
-    u64x2, u8x16_bitmask, u8x16_eq, u8x16_lt, u8x16_splat, v128, v128_any_true, v128_or, v128_xor,
+    i8x16_lt, i8x16_splat, u64x2, u8x16_bitmask, u8x16_eq, u8x16_ge, u8x16_lt, u8x16_splat, v128,
+    v128_any_true, v128_or, v128_xor,
 };
 
 #[cfg(not(target_feature = "simd128"))]
@@ -51,6 +52,34 @@ pub(crate) fn first_string_special(block: &[u8]) -> Option<usize> {
 pub(crate) fn first_string_special(block: &[u8]) -> Option<usize> {
     let specials = string_specials(word(block));
     (specials != 0).then_some((specials.trailing_zeros() / 8) as usize)
+}
+
+/// How many of the sixteen bytes of `block` come before its first `"` or `\\` (sixteen when it
+/// has none), and the UTF-16 code units those bytes stand for in checked UTF-8: one per byte,
+/// less one per continuation byte (`10xxxxxx`), plus one per lead byte of four (`11110xxx`).
+#[cfg(target_feature = "simd128")]
+#[inline]
+pub(crate) fn plain_units(block: &[u8]) -> (usize, usize) {
+    let bytes = vector(block);
+    let quote = u8x16_eq(bytes, u8x16_splat(b'"'));
+    let backslash = u8x16_eq(bytes, u8x16_splat(b'\\'));
+    let stops = u8x16_bitmask(v128_or(quote, backslash));
+    let before = stops.trailing_zeros().min(16);
+    // The bits of the bytes before the first stop.
+    let kept = 1u32
+        .checked_shl(before)
+        .map_or(u32::MAX, |bit| bit.wrapping_sub(1));
+    let length = before as usize;
+    if u32::from(u8x16_bitmask(bytes)) & kept == 0 {
+        return (length, length);
+    }
+    // As signed bytes, continuation bytes are those below -64 (0xC0).
+    let continuation = u32::from(u8x16_bitmask(i8x16_lt(bytes, i8x16_splat(-64)))) & kept;
+    let four = u32::from(u8x16_bitmask(u8x16_ge(bytes, u8x16_splat(0xF0)))) & kept;
+    let units = length
+        .saturating_add(four.count_ones() as usize)
+        .saturating_sub(continuation.count_ones() as usize);
+    (length, units)
 }
 
 /// Whether blocks `a` and `b` ([`BLOCK`] bytes each) are the same bytes.

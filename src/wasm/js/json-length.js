@@ -22,10 +22,13 @@ export function jsonLength(value) {
 const WALK_DEPTH = 64;
 // walkedJsonLength's answer for a value it leaves to JSON.stringify.
 const NOT_WALKED = -1;
-// Characters JSON.stringify escapes: quote, backslash, controls, and surrogates when lone.
+// A text without the characters JSON.stringify may escape (quote, backslash, controls,
+// surrogates), as one anchored run: V8 runs it as one tight loop, where a search for the first
+// such character tries a match at every position (prune-heavy 8,000's 8,001 tool-result texts,
+// 4.8M characters: 7.3 ms against 3.4 ms, Node 20).
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the controls are what JSON escapes.
-const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
-// The longest text stringLength checks without ESCAPED.
+const UNESCAPED = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+// The longest text stringLength checks without UNESCAPED.
 const SHORT_TEXT = 32;
 // 10 ** i for the digits of a safe integer.
 const POWERS_OF_TEN = Array.from({ length: 16 }, (_, i) => 10 ** (i + 1));
@@ -110,9 +113,9 @@ function numberLength(number) {
 }
 
 // JSON.stringify(text).length. A short text is checked one code unit at a time: a call of
-// ESCAPED.test costs as much as a loop over a few dozen units.
+// UNESCAPED.test costs as much as a loop over a few dozen units.
 function stringLength(text) {
-  if (text.length > SHORT_TEXT) return ESCAPED.test(text) ? escapedLength(text) : text.length + 2;
+  if (text.length > SHORT_TEXT) return UNESCAPED.test(text) ? text.length + 2 : escapedLength(text);
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return escapedLength(text);
