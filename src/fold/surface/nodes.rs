@@ -129,9 +129,10 @@ impl NodeFold {
         let unknown = self.unknown(start) || self.unknown(end);
         let from = self.segments.moved(start).unwrap_or(start);
         // A replace of one node (a prune) has one endpoint: one search.
-        let to = match end == start {
-            true => from,
-            false => self.segments.moved(end).unwrap_or(end),
+        let to = if end == start {
+            from
+        } else {
+            self.segments.moved(end).unwrap_or(end)
         };
         self.apply(replacing, start, end, (from, to), true);
         unknown
