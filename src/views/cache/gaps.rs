@@ -4,7 +4,6 @@
 //! request is handed on as soon as its read point has passed, so the walk keeps one gap and the
 //! previous one, not a list of them.
 
-use std::collections::VecDeque;
 use std::rc::Rc;
 
 use super::causes::Route;
@@ -90,7 +89,7 @@ pub(super) fn walk(input: &LedgerInput<'_>, each: &mut dyn FnMut(Closed<'_>)) {
         second_open: false,
         closed_any: false,
         replaces: Vec::new(),
-        starts: VecDeque::new(),
+        start: None,
         header: None,
         route: None,
         last_time: 0.0,
@@ -122,7 +121,7 @@ pub(super) fn walk(input: &LedgerInput<'_>, each: &mut dyn FnMut(Closed<'_>)) {
     for request in next.into_iter().chain(pending) {
         walk.close(&request, each);
     }
-    debug_assert!(walk.starts.is_empty(), "one request per step start");
+    debug_assert!(walk.start.is_none(), "one request per step start");
 }
 
 /// The walk's state between events.
@@ -137,8 +136,9 @@ struct Walk {
     closed_any: bool,
     /// The replaces in `gap`.
     replaces: Vec<Replace>,
-    /// The step starts of the requests not closed yet.
-    starts: VecDeque<Seq>,
+    /// The step start of the request not closed yet (a request's read point comes before the
+    /// next step start, so there is at most one).
+    start: Option<Seq>,
     header: Option<Rc<RequestHeader>>,
     route: Option<Rc<Route>>,
     last_time: Time,
@@ -171,7 +171,13 @@ impl Walk {
                 self.lost |= !self.positions.append(event.seq, message.tokens);
                 return;
             }
-            EventKind::StepStart => self.starts.push_back(event.seq),
+            EventKind::StepStart => {
+                debug_assert!(
+                    self.start.is_none(),
+                    "a request closes before the next step"
+                );
+                self.start = Some(event.seq);
+            }
             EventKind::RequestHeader(found) => self.read_header(found),
             _ => {}
         }
@@ -238,7 +244,7 @@ impl Walk {
 
     /// Ends the gap of `request`, hands it on, and starts the next one.
     fn close(&mut self, request: &RequestState, each: &mut dyn FnMut(Closed<'_>)) {
-        let start = self.starts.pop_front();
+        let start = self.start.take();
         debug_assert!(start.is_some(), "a request has its step start");
         let (last_time, lost, closed_any) = (self.last_time, self.lost, self.closed_any);
         let [first, second] = &mut self.gaps;
@@ -251,8 +257,8 @@ impl Walk {
         gap.read_seq = request.seq;
         gap.read_time = last_time;
         gap.incomplete = request.sums.incomplete;
-        gap.route.clone_from(&self.route);
-        gap.header.clone_from(&self.header);
+        share(&mut gap.route, self.route.as_ref());
+        share(&mut gap.header, self.header.as_ref());
         gap.lost = lost;
         each(Closed {
             request,
@@ -268,6 +274,19 @@ impl Walk {
         before.brk = None;
         self.second_open = !self.second_open;
         self.closed_any = true;
+    }
+}
+
+/// Points `into` at `from`, leaving the counts alone when it already does (the gap held the
+/// same header two requests ago, most of the time).
+fn share<T>(into: &mut Option<Rc<T>>, from: Option<&Rc<T>>) {
+    let same = match (into.as_ref(), from) {
+        (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+        (None, None) => true,
+        _ => false,
+    };
+    if !same {
+        *into = from.cloned();
     }
 }
 
