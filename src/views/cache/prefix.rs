@@ -255,7 +255,12 @@ impl Positions {
     /// is given (else an entry that is no node).
     pub fn replace(&mut self, seq: Seq, (start, end): (Seq, Seq), node: Option<u32>) -> Replaced {
         let moved_start = self.moved(start);
-        let moved_end = self.moved(end);
+        // Most replaces (prunes) replace one entry: its lookups serve both endpoints.
+        let moved_end = if end == start {
+            moved_start
+        } else {
+            self.moved(end)
+        };
         let unknown = |at: Seq, moved: Option<Seq>| at < self.window_start && moved.is_none();
         if unknown(start, moved_start) || unknown(end, moved_end) {
             return LOST;
@@ -269,7 +274,11 @@ impl Positions {
             return LOST;
         }
         let prefix = self.sum_before(slot);
-        let last = self.slots_through(to);
+        let last = if to == from {
+            slot.saturating_add(1)
+        } else {
+            self.slots_through(to)
+        };
         // The start's slot takes the new entry; the live slots after it in the range drop.
         let mut first_dropped = self.is_node(slot).then_some(from);
         let after = slot.saturating_add(1);
@@ -279,7 +288,11 @@ impl Positions {
         // replace dropped would take that drop's change at `after` along with it.
         let mut dropped = 0u64;
         let replaced = self.drop_entry(slot);
-        let mut at = self.live_from(after);
+        let mut at = if after < last {
+            self.live_from(after)
+        } else {
+            last
+        };
         while at < last {
             if first_dropped.is_none() && self.is_node(at) {
                 first_dropped = self.slots.get(at).map(|found| found.position);
@@ -345,13 +358,17 @@ fn lowbit(index: usize) -> usize {
     index & index.wrapping_neg()
 }
 
+// The tree's cells add and subtract in wrapping arithmetic: a sum is exact whenever it fits
+// in an `i64` (sums of `u32` tokens over any real log do), whatever its cells went through on
+// the way, and the loops carry no overflow checks.
+
 /// The sum of slots `0..count` of a Fenwick tree.
 fn fenwick_sum(tree: &[i64], count: usize) -> i64 {
     let mut sum = 0i64;
     let mut index = count.min(tree.len());
     while index > 0 {
         if let Some(cell) = tree.get(index.wrapping_sub(1)) {
-            sum = sum.saturating_add(*cell);
+            sum = sum.wrapping_add(*cell);
         }
         index = index.wrapping_sub(lowbit(index));
     }
@@ -361,7 +378,7 @@ fn fenwick_sum(tree: &[i64], count: usize) -> i64 {
 fn fenwick_add(tree: &mut [i64], slot: usize, by: i64) {
     let mut index = slot.saturating_add(1);
     while let Some(cell) = tree.get_mut(index.wrapping_sub(1)) {
-        *cell = cell.saturating_add(by);
+        *cell = cell.wrapping_add(by);
         index = index.saturating_add(lowbit(index));
     }
 }
@@ -437,6 +454,18 @@ mod tests {
                 plain[..count].iter().sum::<i64>()
             );
         }
+    }
+
+    #[test]
+    fn fenwick_sums_stay_exact_when_a_cell_overflows() {
+        // Cell 2 covers slots 0 and 1: it passes i64::MAX on the way, the sums still come out.
+        let mut tree = vec![0i64; 4];
+        fenwick_add(&mut tree, 0, i64::MAX);
+        fenwick_add(&mut tree, 1, 10);
+        fenwick_add(&mut tree, 0, -i64::MAX);
+        assert_eq!(fenwick_sum(&tree, 1), 0);
+        assert_eq!(fenwick_sum(&tree, 2), 10);
+        assert_eq!(fenwick_sum(&tree, 4), 10);
     }
 
     #[test]
