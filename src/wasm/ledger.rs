@@ -143,8 +143,8 @@ struct Packed {
     strings: js_sys::Array,
     /// The texts in `strings`, by index (few: route, tool and section names).
     texts: Vec<String>,
-    /// The last entry's route and the indices of its provider and model.
-    last_route: Option<(Rc<Route>, f64, f64)>,
+    /// The last route sent.
+    last_route: Option<Rc<Route>>,
 }
 
 impl LedgerSink for Packed {
@@ -169,6 +169,10 @@ const HAS_SHORTFALL: u32 = 4;
 const HAS_SAVED: u32 = 8;
 const HAS_COST: u32 = 16;
 const FULL_OBSERVED: u32 = 32;
+/// The route is the previous entry's (the same header's): no numbers follow for it.
+const SAME_ROUTE: u32 = 64;
+/// Some observed member is known: the five observed numbers follow (else none do).
+const HAS_OBSERVED: u32 = 128;
 
 fn optional<T: Into<f64>>(value: Option<T>) -> f64 {
     value.map_or(f64::NAN, Into::into)
@@ -236,24 +240,24 @@ impl Packed {
         self.optional_string(route.model.as_deref());
     }
 
-    /// The provider and model indices of `route`, the last entry's when it is the same.
+    /// The provider and model indices of `route`, which becomes the last route sent.
     fn route_of(&mut self, route: &Rc<Route>) -> (f64, f64) {
-        if let Some((last, provider, model)) = &self.last_route {
-            if Rc::ptr_eq(last, route) {
-                return (*provider, *model);
-            }
-        }
         let provider = route
             .provider
             .as_deref()
             .map_or(f64::NAN, |t| self.index(t));
         let model = route.model.as_deref().map_or(f64::NAN, |t| self.index(t));
-        self.last_route = Some((Rc::clone(route), provider, model));
+        self.last_route = Some(Rc::clone(route));
         (provider, model)
     }
 
     fn entry_numbers(&mut self, entry: &CacheEntry, route: Option<&Rc<Route>>) {
         let observed = &entry.observed;
+        let any = observed.input_tokens.is_some()
+            || observed.output_tokens.is_some()
+            || observed.cache_read_tokens.is_some()
+            || observed.cache_write_tokens.is_some()
+            || observed.uncached_input_tokens.is_some();
         let full = observed.input_tokens.is_some()
             && observed.output_tokens.is_some()
             && observed.cache_read_tokens.is_some()
@@ -263,15 +267,22 @@ impl Packed {
             .kept_tokens
             .zip(entry.new_tokens)
             .zip(entry.broken_tokens);
+        // Most entries read the previous entry's header: its route crosses once.
+        let same_route = match (route, &self.last_route) {
+            (Some(route), Some(last)) => Rc::ptr_eq(last, route),
+            _ => false,
+        };
         let bit = |yes: bool, bit: u32| if yes { bit } else { 0 };
         let flags = bit(route.is_some(), HAS_ROUTE)
+            | bit(same_route, SAME_ROUTE)
             | bit(known.is_some(), KNOWN)
             | bit(entry.shortfall_tokens.is_some(), HAS_SHORTFALL)
             | bit(entry.saved_tokens.is_some(), HAS_SAVED)
             | bit(entry.cost.is_some(), HAS_COST)
-            | bit(full, FULL_OBSERVED);
+            | bit(full, FULL_OBSERVED)
+            | bit(any, HAS_OBSERVED);
         self.push(&[f64::from(flags), seq(entry.seq), seq(entry.read_seq)]);
-        if let Some(route) = route {
+        if let Some(route) = route.filter(|_| !same_route) {
             let (provider, model) = self.route_of(route);
             self.push(&[provider, model]);
         }
@@ -283,13 +294,15 @@ impl Packed {
         if let Some(((kept, new), broken)) = known {
             self.push(&[f64::from(kept), f64::from(new), f64::from(broken)]);
         }
-        self.push(&[
-            optional(observed.input_tokens),
-            optional(observed.output_tokens),
-            optional(observed.cache_read_tokens),
-            optional(observed.cache_write_tokens),
-            optional(observed.uncached_input_tokens),
-        ]);
+        if any {
+            self.push(&[
+                optional(observed.input_tokens),
+                optional(observed.output_tokens),
+                optional(observed.cache_read_tokens),
+                optional(observed.cache_write_tokens),
+                optional(observed.uncached_input_tokens),
+            ]);
+        }
         if let Some(shortfall) = entry.shortfall_tokens {
             self.push(&[shortfall]);
         }

@@ -4,7 +4,6 @@
 //! request is handed on as soon as its read point has passed, so the walk keeps one gap and the
 //! previous one, not a list of them.
 
-use std::collections::VecDeque;
 use std::rc::Rc;
 
 use super::causes::Route;
@@ -86,10 +85,11 @@ pub(super) fn walk(input: &LedgerInput<'_>, each: &mut dyn FnMut(Closed<'_>)) {
         usize::try_from(last.saturating_sub(window_start)).map_or(0, |d| d.saturating_add(1));
     let mut walk = Walk {
         positions: Positions::new(window_start, input.events.len(), span),
-        gap: Gap::default(),
-        before: None,
+        gaps: [Gap::default(), Gap::default()],
+        second_open: false,
+        closed_any: false,
         replaces: Vec::new(),
-        starts: VecDeque::new(),
+        start: None,
         header: None,
         route: None,
         last_time: 0.0,
@@ -111,8 +111,8 @@ pub(super) fn walk(input: &LedgerInput<'_>, each: &mut dyn FnMut(Closed<'_>)) {
             read = next.as_ref().map_or(Seq::MAX, |request| request.seq);
         }
         if answer == Some(event.seq) {
-            if let Some(closed) = walk.before.as_mut() {
-                closed.answer_time = Some(event.time);
+            if walk.closed_any {
+                walk.gaps_mut().1.answer_time = Some(event.time);
             }
             answer = None;
         }
@@ -121,20 +121,24 @@ pub(super) fn walk(input: &LedgerInput<'_>, each: &mut dyn FnMut(Closed<'_>)) {
     for request in next.into_iter().chain(pending) {
         walk.close(&request, each);
     }
-    debug_assert!(walk.starts.is_empty(), "one request per step start");
+    debug_assert!(walk.start.is_none(), "one request per step start");
 }
 
 /// The walk's state between events.
 struct Walk {
     positions: Positions,
-    /// The gap of the request whose read point has not passed.
-    gap: Gap,
-    /// The gap of the request closed last.
-    before: Option<Gap>,
+    /// The gap of the request whose read point has not passed (the open one) and the gap of
+    /// the request closed last, which trade places as requests close (no gap is moved).
+    gaps: [Gap; 2],
+    /// Whether `gaps[1]` is the open gap.
+    second_open: bool,
+    /// Whether a request was closed (the closed gap is meaningful).
+    closed_any: bool,
     /// The replaces in `gap`.
     replaces: Vec<Replace>,
-    /// The step starts of the requests not closed yet.
-    starts: VecDeque<Seq>,
+    /// The step start of the request not closed yet (a request's read point comes before the
+    /// next step start, so there is at most one).
+    start: Option<Seq>,
     header: Option<Rc<RequestHeader>>,
     route: Option<Rc<Route>>,
     last_time: Time,
@@ -142,6 +146,21 @@ struct Walk {
 }
 
 impl Walk {
+    /// The open gap and the gap of the request closed last.
+    fn gaps_mut(&mut self) -> (&mut Gap, &mut Gap) {
+        let [first, second] = &mut self.gaps;
+        if self.second_open {
+            (second, first)
+        } else {
+            (first, second)
+        }
+    }
+
+    /// The open gap.
+    fn gap(&mut self) -> &mut Gap {
+        self.gaps_mut().0
+    }
+
     fn fold(&mut self, event: &crate::input::event::SessionEvent, input: &LedgerInput<'_>) {
         self.last_time = event.time;
         let op = event.surface_op();
@@ -152,7 +171,13 @@ impl Walk {
                 self.lost |= !self.positions.append(event.seq, message.tokens);
                 return;
             }
-            EventKind::StepStart => self.starts.push_back(event.seq),
+            EventKind::StepStart => {
+                debug_assert!(
+                    self.start.is_none(),
+                    "a request closes before the next step"
+                );
+                self.start = Some(event.seq);
+            }
             EventKind::RequestHeader(found) => self.read_header(found),
             _ => {}
         }
@@ -169,8 +194,9 @@ impl Walk {
                     .replace(event.seq, (start, end), node.map(|n| n.1));
                 self.lost |= replaced.lost;
                 if let Some(at) = replaced.at {
-                    if self.gap.brk.is_none_or(|brk| at.position < brk.position) {
-                        self.gap.brk = Some(at);
+                    let gap = self.gap();
+                    if gap.brk.is_none_or(|brk| at.position < brk.position) {
+                        gap.brk = Some(at);
                     }
                 }
                 self.replaces.push(Replace {
@@ -188,14 +214,15 @@ impl Walk {
                     let update = (input.state_at)(event.seq)
                         .and_then(|state| state.introduced())
                         .is_some_and(|node| node.update && node.seq == event.seq);
-                    self.gap.updates = self.gap.updates.saturating_add(u32::from(update));
+                    let gap = self.gap();
+                    gap.updates = gap.updates.saturating_add(u32::from(update));
                 }
             }
         }
     }
 
     fn read_header(&mut self, found: &Rc<RequestHeader>) {
-        self.gap.series |= found.starts_series || found.reason == HeaderReason::Series;
+        self.gap().series |= found.starts_series || found.reason == HeaderReason::Series;
         // A header that repeats the config (shared by the interner) or the route shares the
         // previous one's.
         let same_config =
@@ -217,30 +244,49 @@ impl Walk {
 
     /// Ends the gap of `request`, hands it on, and starts the next one.
     fn close(&mut self, request: &RequestState, each: &mut dyn FnMut(Closed<'_>)) {
-        let gap = &mut self.gap;
-        let start = self.starts.pop_front();
+        let start = self.start.take();
         debug_assert!(start.is_some(), "a request has its step start");
+        let (last_time, lost, closed_any) = (self.last_time, self.lost, self.closed_any);
+        let [first, second] = &mut self.gaps;
+        let (gap, before) = if self.second_open {
+            (second, first)
+        } else {
+            (first, second)
+        };
         gap.start_seq = start.unwrap_or(request.seq);
         gap.read_seq = request.seq;
-        gap.read_time = self.last_time;
+        gap.read_time = last_time;
         gap.incomplete = request.sums.incomplete;
-        gap.route.clone_from(&self.route);
-        gap.header.clone_from(&self.header);
-        gap.lost = self.lost;
+        share(&mut gap.route, self.route.as_ref());
+        share(&mut gap.header, self.header.as_ref());
+        gap.lost = lost;
         each(Closed {
             request,
-            before: self.before.as_ref(),
+            before: closed_any.then_some(&*before),
             gap,
             replaces: &self.replaces,
         });
         self.replaces.clear();
-        // The closed gap becomes the previous one; the old previous one is reused.
-        let mut next = self.before.take().unwrap_or_default();
-        next.answer_time = None;
-        next.series = false;
-        next.updates = 0;
-        next.brk = None;
-        self.before = Some(std::mem::replace(&mut self.gap, next));
+        // The closed gap becomes the previous one; the old previous one opens afresh.
+        before.answer_time = None;
+        before.series = false;
+        before.updates = 0;
+        before.brk = None;
+        self.second_open = !self.second_open;
+        self.closed_any = true;
+    }
+}
+
+/// Points `into` at `from`, leaving the counts alone when it already does (the gap held the
+/// same header two requests ago, most of the time).
+fn share<T>(into: &mut Option<Rc<T>>, from: Option<&Rc<T>>) {
+    let same = match (into.as_ref(), from) {
+        (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+        (None, None) => true,
+        _ => false,
+    };
+    if !same {
+        *into = from.cloned();
     }
 }
 

@@ -46,6 +46,8 @@ struct Slot {
     /// Itself while the slot is live, else a later slot (a dropped slot points on, so a walk
     /// over live slots skips each dropped one once).
     next: usize,
+    /// The tokens of the slots before it as they were appended.
+    appended_before: u64,
 }
 
 /// The live entries of the surface by position, with token sums (see the module text).
@@ -53,17 +55,19 @@ struct Slot {
 pub(super) struct Positions {
     /// The slots in position order.
     slots: Vec<Slot>,
-    /// `appended[i]`: the tokens of slots `0..i` as they were appended.
-    appended: Vec<u64>,
+    /// The tokens of every slot as they were appended.
+    appended: u64,
     /// A Fenwick tree over the slots of what replaces changed since (room for every slot).
     changes: Vec<i64>,
     /// The slot of each position plus one, by its distance from the window start (0: none),
     /// when positions are close together (the window's span at most four times its events);
-    /// else positions are searched.
+    /// else positions are searched. A live entry that sits in place of others (placed by a
+    /// replace, whose seq no appended slot holds) has its slot at its own seq's distance.
     slot_of: Vec<usize>,
     /// Whether `slot_of` indexes every slot.
     indexed: bool,
-    /// The position of each live entry that sits in place of others, by seq.
+    /// The position of each live entry that sits in place of others, by seq, when `slot_of`
+    /// cannot hold it.
     moved: HashMap<Seq, Seq, BuildHasherDefault<PairHasher>>,
     window_start: Seq,
 }
@@ -87,14 +91,12 @@ impl Positions {
     /// and positions up to `span` after the start.
     pub fn new(window_start: Seq, nodes: usize, span: usize) -> Positions {
         let indexed = span <= nodes.saturating_mul(4);
-        let mut appended = Vec::with_capacity(nodes.saturating_add(1));
-        appended.push(0);
         // The moved entries grow as replaces come (counting them first would read every event
         // once more).
         let moved = HashMap::default();
         Positions {
             slots: Vec::with_capacity(nodes),
-            appended,
+            appended: 0,
             changes: vec![0; nodes],
             // Zeroed memory: no slot yet at any position.
             slot_of: if indexed { vec![0; span] } else { Vec::new() },
@@ -113,14 +115,15 @@ impl Positions {
         if last.is_some_and(|last| last >= seq) || slot >= self.changes.len() {
             return false;
         }
-        let sum = self.appended.last().copied().unwrap_or(0);
-        self.appended.push(sum.saturating_add(u64::from(tokens)));
+        let appended_before = self.appended;
+        self.appended = appended_before.saturating_add(u64::from(tokens));
         self.slots.push(Slot {
             position: seq,
             seq,
             tokens,
             node: true,
             next: slot,
+            appended_before,
         });
         if self.indexed {
             match (self.distance(seq)).and_then(|distance| self.slot_of.get_mut(distance)) {
@@ -145,8 +148,14 @@ impl Positions {
         if self.indexed {
             let slot = self
                 .distance(position)
-                .and_then(|d| self.slot_of.get(d).copied());
-            return slot.and_then(|slot| slot.checked_sub(1));
+                .and_then(|d| self.slot_of.get(d).copied())
+                .and_then(|slot| slot.checked_sub(1));
+            // A moved entry's cell names a slot at another position.
+            return slot.filter(|slot| {
+                self.slots
+                    .get(*slot)
+                    .is_some_and(|found| found.position == position)
+            });
         }
         self.slots
             .binary_search_by_key(&position, |slot| slot.position)
@@ -163,7 +172,10 @@ impl Positions {
 
     /// The tokens of the live entries in slots `0..slot`.
     fn sum_before(&self, slot: usize) -> u64 {
-        let appended = self.appended.get(slot).copied().unwrap_or(0);
+        let appended = self
+            .slots
+            .get(slot)
+            .map_or(self.appended, |found| found.appended_before);
         appended.saturating_add_signed(fenwick_sum(&self.changes, slot))
     }
 
@@ -195,15 +207,66 @@ impl Positions {
         self.slots.get(at).is_some_and(|found| found.node)
     }
 
+    /// The position of the live entry of `seq` when it sits in place of others.
+    fn moved(&self, seq: Seq) -> Option<Seq> {
+        if self.indexed {
+            let cell = self
+                .distance(seq)
+                .and_then(|d| self.slot_of.get(d).copied());
+            let slot = cell.and_then(|cell| cell.checked_sub(1));
+            let found = slot.and_then(|slot| self.slots.get(slot));
+            if let Some(found) = found.filter(|found| found.seq == seq && found.position != seq) {
+                return Some(found.position);
+            }
+        }
+        self.moved.get(&seq).copied()
+    }
+
+    /// Notes that event `seq`'s entry sits in `slot`, in place of others.
+    fn note_moved(&mut self, seq: Seq, slot: usize, position: Seq) {
+        if self.indexed {
+            let distance = self.distance(seq);
+            if let Some(cell) = distance.and_then(|d| self.slot_of.get_mut(d)) {
+                if *cell == 0 {
+                    *cell = slot.saturating_add(1);
+                    return;
+                }
+                debug_assert!(false, "no appended slot holds a replacing event's seq");
+            }
+        }
+        self.moved.insert(seq, position);
+    }
+
+    /// Forgets that event `seq`'s entry sits in `slot` in place of others (it was dropped).
+    fn forget_moved(&mut self, seq: Seq, slot: usize) {
+        if self.indexed {
+            let distance = self.distance(seq);
+            if let Some(cell) = distance.and_then(|d| self.slot_of.get_mut(d)) {
+                if *cell == slot.saturating_add(1) {
+                    *cell = 0;
+                    return;
+                }
+            }
+        }
+        self.moved.remove(&seq);
+    }
+
     /// Applies event `seq`'s replace of `start..=end`, placing a node of `tokens` when `node`
     /// is given (else an entry that is no node).
     pub fn replace(&mut self, seq: Seq, (start, end): (Seq, Seq), node: Option<u32>) -> Replaced {
-        let unknown = |at: Seq| at < self.window_start && !self.moved.contains_key(&at);
-        if unknown(start) || unknown(end) {
+        let moved_start = self.moved(start);
+        // Most replaces (prunes) replace one entry: its lookups serve both endpoints.
+        let moved_end = if end == start {
+            moved_start
+        } else {
+            self.moved(end)
+        };
+        let unknown = |at: Seq, moved: Option<Seq>| at < self.window_start && moved.is_none();
+        if unknown(start, moved_start) || unknown(end, moved_end) {
             return LOST;
         }
-        let from = self.moved.get(&start).copied().unwrap_or(start);
-        let to = self.moved.get(&end).copied().unwrap_or(end);
+        let from = moved_start.unwrap_or(start);
+        let to = moved_end.unwrap_or(end);
         let Some(slot) = self.slot(from) else {
             return LOST;
         };
@@ -211,7 +274,11 @@ impl Positions {
             return LOST;
         }
         let prefix = self.sum_before(slot);
-        let last = self.slots_through(to);
+        let last = if to == from {
+            slot.saturating_add(1)
+        } else {
+            self.slots_through(to)
+        };
         // The start's slot takes the new entry; the live slots after it in the range drop.
         let mut first_dropped = self.is_node(slot).then_some(from);
         let after = slot.saturating_add(1);
@@ -221,7 +288,11 @@ impl Positions {
         // replace dropped would take that drop's change at `after` along with it.
         let mut dropped = 0u64;
         let replaced = self.drop_entry(slot);
-        let mut at = self.live_from(after);
+        let mut at = if after < last {
+            self.live_from(after)
+        } else {
+            last
+        };
         while at < last {
             if first_dropped.is_none() && self.is_node(at) {
                 first_dropped = self.slots.get(at).map(|found| found.position);
@@ -238,7 +309,7 @@ impl Positions {
         }
         self.place(slot, seq, node, replaced);
         if from != seq {
-            self.moved.insert(seq, from);
+            self.note_moved(seq, slot, from);
         }
         let position = if node.is_some() {
             Some(from)
@@ -261,7 +332,7 @@ impl Positions {
         let tokens = std::mem::take(&mut dropped.tokens);
         if dropped.position != dropped.seq {
             let seq = dropped.seq;
-            self.moved.remove(&seq);
+            self.forget_moved(seq, slot);
         }
         tokens
     }
@@ -287,13 +358,17 @@ fn lowbit(index: usize) -> usize {
     index & index.wrapping_neg()
 }
 
+// The tree's cells add and subtract in wrapping arithmetic: a sum is exact whenever it fits
+// in an `i64` (sums of `u32` tokens over any real log do), whatever its cells went through on
+// the way, and the loops carry no overflow checks.
+
 /// The sum of slots `0..count` of a Fenwick tree.
 fn fenwick_sum(tree: &[i64], count: usize) -> i64 {
     let mut sum = 0i64;
     let mut index = count.min(tree.len());
     while index > 0 {
         if let Some(cell) = tree.get(index.wrapping_sub(1)) {
-            sum = sum.saturating_add(*cell);
+            sum = sum.wrapping_add(*cell);
         }
         index = index.wrapping_sub(lowbit(index));
     }
@@ -303,7 +378,7 @@ fn fenwick_sum(tree: &[i64], count: usize) -> i64 {
 fn fenwick_add(tree: &mut [i64], slot: usize, by: i64) {
     let mut index = slot.saturating_add(1);
     while let Some(cell) = tree.get_mut(index.wrapping_sub(1)) {
-        *cell = cell.saturating_add(by);
+        *cell = cell.wrapping_add(by);
         index = index.saturating_add(lowbit(index));
     }
 }
@@ -378,6 +453,53 @@ mod tests {
                 fenwick_sum(&tree, count),
                 plain[..count].iter().sum::<i64>()
             );
+        }
+    }
+
+    #[test]
+    fn fenwick_sums_stay_exact_when_a_cell_overflows() {
+        // Cell 2 covers slots 0 and 1: it passes i64::MAX on the way, the sums still come out.
+        let mut tree = vec![0i64; 4];
+        fenwick_add(&mut tree, 0, i64::MAX);
+        fenwick_add(&mut tree, 1, 10);
+        fenwick_add(&mut tree, 0, -i64::MAX);
+        assert_eq!(fenwick_sum(&tree, 1), 0);
+        assert_eq!(fenwick_sum(&tree, 2), 10);
+        assert_eq!(fenwick_sum(&tree, 4), 10);
+    }
+
+    #[test]
+    fn the_index_and_the_searched_list_agree() {
+        // The same appends and replaces, with positions indexed (moved entries in the index)
+        // and searched (moved entries in the map): every replace and sum agrees.
+        for seed in 0..40 {
+            let mut next = seeded(seed);
+            let events = 200;
+            let mut indexed = Positions::new(1, events, events);
+            let mut searched = Positions::new(1, events, events.saturating_mul(5));
+            assert!(indexed.indexed && !searched.indexed);
+            let mut seqs: Vec<Seq> = Vec::new();
+            for seq in 1..=events as Seq {
+                if seqs.len() < 3 || next(3) > 0 {
+                    let tokens = next(50) as u32;
+                    assert_eq!(indexed.append(seq, tokens), searched.append(seq, tokens));
+                } else {
+                    // Endpoints named by earlier events, replacing ones included.
+                    let start = seqs[next(seqs.len() as u64) as usize];
+                    let end = seqs[next(seqs.len() as u64) as usize];
+                    let node = (next(4) > 0).then(|| next(50) as u32);
+                    let a = indexed.replace(seq, (start, end), node);
+                    let b = searched.replace(seq, (start, end), node);
+                    assert_eq!(a, b, "seed {seed}, replace {seq} of {start}..={end}");
+                }
+                seqs.push(seq);
+                for (at, moved) in seqs.iter().map(|at| (at, indexed.moved(*at))) {
+                    assert_eq!(moved, searched.moved(*at), "seed {seed}, seq {at}");
+                }
+                let count = next(indexed.slots.len() as u64 + 1) as usize;
+                assert_eq!(indexed.sum_before(count), searched.sum_before(count));
+            }
+            assert!(!searched.moved.is_empty() && indexed.moved.is_empty());
         }
     }
 

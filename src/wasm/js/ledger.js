@@ -16,6 +16,8 @@ const HAS_SHORTFALL = 4;
 const HAS_SAVED = 8;
 const HAS_COST = 16;
 const FULL_OBSERVED = 32;
+const SAME_ROUTE = 64;
+const HAS_OBSERVED = 128;
 
 // A reader over the numbers from `at` on, for the parts read once or rarely.
 function reader(n, strings, at) {
@@ -133,9 +135,8 @@ export function promptfoldCacheLedger(n, strings) {
   const count = n[0];
   let at = 1;
   const requests = new Array(count);
-  // Entries that read the same header share one frozen route object (routes change rarely).
-  let lastProvider = Number.NaN;
-  let lastModel = Number.NaN;
+  // Entries that read the same header share one frozen route object (routes change rarely:
+  // an entry whose route is the last one sent carries no numbers for it).
   let lastRoute;
   for (let i = 0; i < count; i++) {
     // Members in the order of the Rust struct, so that JSON.stringify writes what serde
@@ -146,16 +147,14 @@ export function promptfoldCacheLedger(n, strings) {
     at += 3;
     let route;
     if (flags & HAS_ROUTE) {
-      const provider = n[at];
-      const model = n[at + 1];
-      at += 2;
-      if (lastRoute === undefined || !Object.is(provider, lastProvider) || !Object.is(model, lastModel)) {
+      if (!(flags & SAME_ROUTE)) {
+        const provider = n[at];
+        const model = n[at + 1];
+        at += 2;
         const value = {};
         if (!Number.isNaN(provider)) value.provider = strings[provider];
         if (!Number.isNaN(model)) value.model = strings[model];
         lastRoute = Object.freeze(value);
-        lastProvider = provider;
-        lastModel = model;
       }
       route = lastRoute;
     }
@@ -172,17 +171,22 @@ export function promptfoldCacheLedger(n, strings) {
       brokenTokens = n[at + 2];
       at += 3;
     }
-    const observed =
-      flags & FULL_OBSERVED
-        ? {
-            inputTokens: n[at],
-            outputTokens: n[at + 1],
-            cacheReadTokens: n[at + 2],
-            cacheWriteTokens: n[at + 3],
-            uncachedInputTokens: n[at + 4],
-          }
-        : partialObserved(n, at);
-    at += 5;
+    let observed;
+    if (flags & FULL_OBSERVED) {
+      observed = {
+        inputTokens: n[at],
+        outputTokens: n[at + 1],
+        cacheReadTokens: n[at + 2],
+        cacheWriteTokens: n[at + 3],
+        uncachedInputTokens: n[at + 4],
+      };
+      at += 5;
+    } else if (flags & HAS_OBSERVED) {
+      observed = partialObserved(n, at);
+      at += 5;
+    } else {
+      observed = {};
+    }
     let value;
     if (flags & KNOWN) {
       if (flags & HAS_SHORTFALL) {
