@@ -7,6 +7,7 @@
 //! earlier state starts a new record from what that state holds. Either way every earlier state
 //! stays valid and unchanged, and keeping one costs a few dozen bytes.
 
+mod index;
 mod record;
 pub(crate) mod request;
 pub(crate) mod surface;

@@ -2,7 +2,6 @@
 //! (`bench/native/memory.rs`; feature `testkit`): one row per structure, with the number of
 //! items and the bytes of their allocations as this target lays them out.
 
-use std::collections::BTreeMap;
 use std::mem::size_of;
 
 /// Rows of structure name, item count and bytes, summed by name.
@@ -30,15 +29,6 @@ impl HeapProfile {
             list.len(),
             list.capacity().saturating_mul(size_of::<T>()),
         );
-    }
-
-    /// Adds an estimate of a B-tree map's nodes to the row `name`: its entries, in leaves about
-    /// two thirds full (11 slots each), plus a node header per leaf.
-    pub fn map<K, V>(&mut self, name: &'static str, map: &BTreeMap<K, V>) {
-        let entry = size_of::<K>().saturating_add(size_of::<V>());
-        let leaves = map.len().div_ceil(7);
-        let leaf = entry.saturating_mul(11).saturating_add(16);
-        self.add(name, map.len(), leaves.saturating_mul(leaf));
     }
 
     /// Adds one owner's share of an `Rc` holding `value` bytes and shared by `owners`.

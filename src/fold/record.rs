@@ -28,8 +28,8 @@ struct Entry {
 /// Whether `index` may hold a key whose first seq is in `[from, to]`: its first and last keys
 /// (reached without comparing keys) are checked, so a range beyond either end costs no search.
 fn may_hold(index: &Index, from: Seq, to: Seq) -> bool {
-    match (index.first_key_value(), index.last_key_value()) {
-        (Some(((first, _), _)), Some(((last, _), _))) => *first <= to && *last >= from,
+    match (index.first(), index.last()) {
+        (Some(((first, _), _)), Some(((last, _), _))) => first <= to && last >= from,
         _ => false,
     }
 }
@@ -39,8 +39,10 @@ fn keys_in(index: &Index, from: Seq, to: Seq) -> Vec<(Seq, Seq)> {
     if !may_hold(index, from, to) {
         return Vec::new();
     }
-    let range = (from, Seq::MIN)..=(to, Seq::MAX);
-    index.range(range).map(|(key, _)| *key).collect()
+    (index.iter_from((from, Seq::MIN)))
+        .map(|(key, _)| key)
+        .take_while(|(position, _)| *position <= to)
+        .collect()
 }
 
 /// Entry indices by seq, for the surviving replacements: a list ascending by seq, where a
@@ -107,9 +109,9 @@ impl FoldRecord {
     #[cfg(feature = "testkit")]
     pub fn heap_profile(&self, profile: &mut crate::heap::HeapProfile) {
         self.entries.heap_profile("fold record", profile);
-        profile.map("fold record indexes", &self.nodes);
-        profile.map("fold record indexes", &self.nonempty);
-        profile.map("fold record indexes", &self.by_position);
+        for index in [&self.nodes, &self.nonempty, &self.by_position] {
+            profile.add("fold record indexes", index.len(), index.heap_bytes());
+        }
         profile.list("fold record indexes", &self.replacements.items);
     }
 
@@ -167,8 +169,8 @@ impl FoldRecord {
 
     /// The last surviving nonempty node at the tip, in surface order.
     pub fn last_nonempty(&self) -> Option<&Rc<SystemPromptNode>> {
-        let (_, index) = self.nonempty.last_key_value()?;
-        let entry = self.entries.get(*index);
+        let (_, index) = self.nonempty.last()?;
+        let entry = self.entries.get(index);
         debug_assert!(entry.is_some(), "a nonempty node names an entry");
         entry?.node.as_ref()
     }
@@ -281,11 +283,11 @@ mod tests {
 
     /// What the tip indexes hold, read without the record (the oracle for `*_at`).
     fn tip(record: &FoldRecord) -> Contents {
-        let nodes = record.nodes.keys().copied().collect();
+        let nodes = record.nodes.keys().collect();
         let mut replacements: Vec<(Seq, Seq)> = record
             .by_position
             .keys()
-            .map(|(position, seq)| (*seq, *position))
+            .map(|(position, seq)| (seq, position))
             .collect();
         replacements.sort_unstable();
         (nodes, replacements)
@@ -353,7 +355,8 @@ mod tests {
             }
             for from in -1..14 {
                 for to in from..14 {
-                    let held = index.range((from, Seq::MIN)..=(to, Seq::MAX)).next();
+                    let held =
+                        (index.iter_from((from, Seq::MIN)).next()).filter(|(key, _)| key.0 <= to);
                     assert!(
                         may_hold(&index, from, to) || held.is_none(),
                         "{index:?} {from} {to}"

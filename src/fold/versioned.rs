@@ -12,16 +12,12 @@
 //! it. An entry sits beside its versions in one list: one allocation per record, and a read
 //! touches each entry once.
 
-use std::collections::BTreeMap;
-
-use crate::input::event::Seq;
-
 /// A version of a record: the number of events folded into it. Version 0 is empty.
 pub(super) type Version = u32;
 
 /// Entry indices by a pair of seqs: the map type of the owners' indexes of the tip (one map
 /// type, so that the wasm module holds one copy of its code).
-pub(super) type Index = BTreeMap<(Seq, Seq), usize>;
+pub(super) type Index = super::index::ChunkedIndex;
 
 /// Versions between checkpoints, at least (and at least the survivors of the last checkpoint,
 /// so that checkpoints cost a few bytes per version however many entries survive).
@@ -260,6 +256,7 @@ impl<E: Clone> Versioned<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::event::Seq;
     use crate::test_random::seeded;
 
     /// A record of numbered entries, its tip as one index keyed `(entry, 0)`, and what survived
@@ -277,7 +274,7 @@ mod tests {
             let tip: Index = (record.entries().enumerate())
                 .map(|(index, entry)| ((*entry, 0), index))
                 .collect();
-            let seen = vec![tip.keys().map(|(entry, _)| *entry).collect()];
+            let seen = vec![tip.keys().map(|(entry, _)| entry).collect()];
             Model { record, tip, seen }
         }
 
@@ -295,9 +292,9 @@ mod tests {
                     entry += 1;
                 }
                 let killed: Vec<(Seq, Seq)> = match next(300) {
-                    0 => self.tip.keys().copied().collect(),
+                    0 => self.tip.keys().collect(),
                     _ => (0..next(3))
-                        .filter_map(|_| self.tip.keys().nth(next(8) as usize).copied())
+                        .filter_map(|_| self.tip.keys().nth(next(8) as usize))
                         .collect(),
                 };
                 for key in killed {
@@ -306,7 +303,7 @@ mod tests {
                     }
                 }
                 self.seen
-                    .push(self.tip.keys().map(|(entry, _)| *entry).collect());
+                    .push(self.tip.keys().map(|(entry, _)| entry).collect());
             }
         }
 

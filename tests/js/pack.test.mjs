@@ -369,3 +369,17 @@ test("jsonLength equals JSON.stringify's length on random and odd values", () =>
     delete Object.prototype.inherited;
   }
 });
+
+// A long text (past the 32 units checked one at a time) holding one character JSON may escape,
+// alone among plain ones, at its start, middle or end: each kind is found on its own (a text
+// of random characters almost always holds several kinds at once).
+test("jsonLength finds each escaped character alone in a long text", () => {
+  const plain = "plain text, long enough to be checked as a whole ";
+  for (const character of ['"', "\\", "\n", "\u0000", "\u001f", "\ud83d", "\ude00", "😀", "é", "\u007f"]) {
+    for (const at of [0, 20, plain.length]) {
+      const text = plain.slice(0, at) + character + plain.slice(at);
+      assert.equal(jsonLength(text), JSON.stringify(text).length, JSON.stringify(text));
+      assert.equal(jsonLength({ text }), JSON.stringify({ text }).length);
+    }
+  }
+});

@@ -84,8 +84,9 @@ impl Record {
     #[cfg(feature = "testkit")]
     pub fn heap_profile(&self, profile: &mut crate::heap::HeapProfile) {
         self.entries.heap_profile("surface record", profile);
-        profile.map("surface indexes", &self.order);
-        profile.map("surface indexes", &self.systems);
+        for index in [&self.order, &self.systems] {
+            profile.add("surface indexes", index.len(), index.heap_bytes());
+        }
     }
 
     /// The token sums of the tip.
@@ -101,7 +102,7 @@ impl Record {
     /// The first entry surviving at the tip with its position in `[from, to]` (its key and
     /// index). The range searched is open above: a bounded one searches the tree for both ends.
     pub fn first_in(&self, from: Seq, to: Seq) -> Option<Found> {
-        let (&key, &index) = self.order.range((from, Seq::MIN)..).next()?;
+        let (key, index) = self.order.first_from((from, Seq::MIN))?;
         (key.0 <= to).then_some(Found { key, index })
     }
 
@@ -118,18 +119,19 @@ impl Record {
     /// is at most `to`, telling `dropped` the `(position, seq)` of each.
     pub fn drop_from(&mut self, first: Found, to: Seq, dropped: &mut dyn FnMut((Seq, Seq))) {
         // One search per dropped entry, and no list of them to allocate.
-        let mut next = Some(first);
-        while let Some(Found { key, index }) = next {
-            self.order.remove(&key);
+        let Found { key, index } = first;
+        self.order.remove(&key);
+        self.kill(key, index);
+        dropped(key);
+        while let Some((key, index)) = self.order.take_first(key, to) {
             self.kill(key, index);
             dropped(key);
-            next = self.first_in(key.0, to);
         }
     }
 
     /// The `(position, seq)` of every entry surviving at the tip, in surface order.
     pub fn tip_keys(&self) -> impl Iterator<Item = (Seq, Seq)> + '_ {
-        self.order.keys().copied()
+        self.order.keys()
     }
 
     /// Adds the entry of event `seq` at `position`.
@@ -161,8 +163,8 @@ impl Record {
 
     fn latest_system(&self) -> u32 {
         self.systems
-            .last_key_value()
-            .map_or(0, |(_, tokens)| u32::try_from(*tokens).unwrap_or(u32::MAX))
+            .last()
+            .map_or(0, |(_, tokens)| u32::try_from(tokens).unwrap_or(u32::MAX))
     }
 
     fn kill(&mut self, key: (Seq, Seq), index: usize) {
@@ -216,7 +218,7 @@ mod tests {
     /// `nodes_at`), and the tip's sums computed from it.
     fn tip(record: &Record) -> (Vec<Survivor>, Sums) {
         let entries: Vec<Entry> = (record.order.values())
-            .map(|index| *record.entries.get(*index).unwrap())
+            .map(|index| *record.entries.get(index).unwrap())
             .collect();
         let nodes = (entries.iter())
             .filter_map(|entry| {

@@ -115,7 +115,7 @@ impl Segments {
     #[cfg(feature = "testkit")]
     pub fn heap_profile(&self, profile: &mut crate::heap::HeapProfile) {
         profile.list("surface segments", &self.list);
-        profile.map("surface indexes", &self.moved);
+        profile.add("surface indexes", self.moved.len(), self.moved.heap_bytes());
         for segment in &self.list {
             segment.record.heap_profile(profile);
             profile.list("surface segment versions", &segment.changed_at);
@@ -157,8 +157,8 @@ impl Segments {
     /// The position of the surviving node `seq` when it sits in place of others.
     pub fn moved(&self, seq: Seq) -> Option<Seq> {
         // Open above: a bounded range searches the tree for both ends.
-        let ((node, position), _) = self.moved.range((seq, Seq::MIN)..).next()?;
-        (*node == seq).then_some(*position)
+        let ((node, position), _) = self.moved.first_from((seq, Seq::MIN))?;
+        (node == seq).then_some(position)
     }
 
     /// The index of the segment that holds `position`.
@@ -244,7 +244,7 @@ impl Segments {
                 }
             }
         }
-        for (key, value) in moved {
+        for (key, value) in moved.iter() {
             self.moved.insert(key, value);
         }
         below.append(&mut self.list);
