@@ -663,20 +663,11 @@ impl Facts<'_> {
 
     /// The latest fact located in each step, and the latest of its facts with a change.
     fn step_entries(&self) -> StepMap<StepEntry> {
+        // At most one entry per fact: reserved, the map is not rehashed as it grows.
         let mut entries: StepMap<StepEntry> = StepMap::default();
+        entries.reserve(self.headers.len());
         add_entries(&mut entries, self.headers, 0);
         entries
-    }
-
-    /// Where each request's prompt and shown change come from, in request order: the latest
-    /// fact of its step (the latest of them with a change), else the fact before its start; a
-    /// change is shown by the first request that carries it.
-    fn request_links(&self) -> Vec<RequestLink> {
-        let entries = self.step_entries();
-        let mut taken: Vec<Seq> = Vec::new();
-        (0..self.step_starts.len())
-            .map(|index| self.link(index, &entries, &mut taken))
-            .collect()
     }
 
     /// The link of request `index`, after those of every request before it (whose shown
@@ -687,9 +678,22 @@ impl Facts<'_> {
         entries: &StepMap<StepEntry>,
         taken: &mut Vec<Seq>,
     ) -> RequestLink {
-        let Some((start_seq, location)) = self.step_starts.get(index) else {
-            return RequestLink::default();
-        };
+        match self.step_starts.get(index) {
+            Some(&(start_seq, location)) => self.link_at(start_seq, location, entries, taken),
+            None => RequestLink::default(),
+        }
+    }
+
+    /// [`Facts::link`] of the request started at `start_seq` in `location`: its prompt from
+    /// the latest fact of its step (its change from the latest of them with one), else from
+    /// the fact before its start; a change is shown by the first request that carries it.
+    fn link_at(
+        &self,
+        start_seq: Seq,
+        location: PackedLocation,
+        entries: &StepMap<StepEntry>,
+        taken: &mut Vec<Seq>,
+    ) -> RequestLink {
         let source = location
             .get()
             .step_key()
@@ -699,7 +703,7 @@ impl Facts<'_> {
                 (entry.fact, entry.change)
             })
             .or_else(|| {
-                let before = self.headers.partition_point(|fact| fact.seq < *start_seq);
+                let before = self.headers.partition_point(|fact| fact.seq < start_seq);
                 let fact = before.checked_sub(1)?;
                 Some((fact, Some(fact)))
             });
@@ -875,7 +879,19 @@ impl Facts<'_> {
     /// The request of step start `index`, whose prompt comes from `link` (its context left
     /// to the caller).
     fn request(&self, index: usize, link: RequestLink) -> Option<TrajectoryRequest> {
-        let (start_seq, location) = self.step_starts.get(index)?;
+        let &(start_seq, location) = self.step_starts.get(index)?;
+        Some(self.request_at(start_seq, location, link))
+    }
+
+    /// The request started at `start_seq` in `location`, whose prompt comes from `link` (its
+    /// context left to the caller).
+    fn request_at(
+        &self,
+        start_seq: Seq,
+        location: PackedLocation,
+        link: RequestLink,
+    ) -> TrajectoryRequest {
+        let location = location.get();
         let prompt = link
             .prompt
             .and_then(|fact| self.headers.get(fact))
@@ -885,24 +901,31 @@ impl Facts<'_> {
             .and_then(|fact| self.headers.get(fact))
             .and_then(|fact| fact.change.as_deref())
             .cloned();
-        Some(TrajectoryRequest {
-            start_seq: *start_seq,
-            turn: location.get().turn,
-            step: location.get().step,
+        TrajectoryRequest {
+            start_seq,
+            turn: location.turn,
+            step: location.step,
             request_config: prompt.as_ref().and_then(|prompt| prompt.config.clone()),
             prompt,
             prompt_change,
             context: Default::default(),
-        })
+        }
     }
 
     /// The trajectory view: header facts, requests and unreported system prompts.
     fn trajectory(&self) -> Trajectory {
+        // One pass over the step starts, each request linked and made in place: through a
+        // list of links and a `filter_map` (no lower bound), the list grew by doubling, each
+        // time copying every request.
+        let entries = self.step_entries();
+        let mut taken: Vec<Seq> = Vec::new();
         let requests = self
-            .request_links()
-            .into_iter()
-            .enumerate()
-            .filter_map(|(index, link)| self.request(index, link))
+            .step_starts
+            .iter()
+            .map(|&(start_seq, location)| {
+                let link = self.link_at(start_seq, location, &entries, &mut taken);
+                self.request_at(start_seq, location, link)
+            })
             .collect();
         let mut reported: Vec<Seq> = self
             .headers
