@@ -253,16 +253,17 @@ impl Packed {
 
     fn entry_numbers(&mut self, entry: &CacheEntry, route: Option<&Rc<Route>>) {
         let observed = &entry.observed;
-        let any = observed.input_tokens.is_some()
-            || observed.output_tokens.is_some()
-            || observed.cache_read_tokens.is_some()
-            || observed.cache_write_tokens.is_some()
-            || observed.uncached_input_tokens.is_some();
-        let full = observed.input_tokens.is_some()
-            && observed.output_tokens.is_some()
-            && observed.cache_read_tokens.is_some()
-            && observed.cache_write_tokens.is_some()
-            && observed.uncached_input_tokens.is_some();
+        // In the order `src/wasm/js/ledger.js` reads them.
+        let observed = [
+            observed.input_tokens,
+            observed.output_tokens,
+            observed.cache_read_tokens,
+            observed.cache_write_tokens,
+            observed.uncached_input_tokens,
+        ];
+        let known_observed = observed.iter().flatten().count();
+        let any = known_observed > 0;
+        let full = known_observed == observed.len();
         let known = entry
             .kept_tokens
             .zip(entry.new_tokens)
@@ -295,13 +296,7 @@ impl Packed {
             self.push(&[f64::from(kept), f64::from(new), f64::from(broken)]);
         }
         if any {
-            self.push(&[
-                optional(observed.input_tokens),
-                optional(observed.output_tokens),
-                optional(observed.cache_read_tokens),
-                optional(observed.cache_write_tokens),
-                optional(observed.uncached_input_tokens),
-            ]);
+            self.push(&observed.map(optional));
         }
         if let Some(shortfall) = entry.shortfall_tokens {
             self.push(&[shortfall]);

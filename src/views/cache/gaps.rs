@@ -148,12 +148,7 @@ struct Walk {
 impl Walk {
     /// The open gap and the gap of the request closed last.
     fn gaps_mut(&mut self) -> (&mut Gap, &mut Gap) {
-        let [first, second] = &mut self.gaps;
-        if self.second_open {
-            (second, first)
-        } else {
-            (first, second)
-        }
+        open_and_closed(&mut self.gaps, self.second_open)
     }
 
     /// The open gap.
@@ -247,12 +242,7 @@ impl Walk {
         let start = self.start.take();
         debug_assert!(start.is_some(), "a request has its step start");
         let (last_time, lost, closed_any) = (self.last_time, self.lost, self.closed_any);
-        let [first, second] = &mut self.gaps;
-        let (gap, before) = if self.second_open {
-            (second, first)
-        } else {
-            (first, second)
-        };
+        let (gap, before) = open_and_closed(&mut self.gaps, self.second_open);
         gap.start_seq = start.unwrap_or(request.seq);
         gap.read_seq = request.seq;
         gap.read_time = last_time;
@@ -274,6 +264,16 @@ impl Walk {
         before.brk = None;
         self.second_open = !self.second_open;
         self.closed_any = true;
+    }
+}
+
+/// The open gap of `gaps` and the closed one: the second is open when `second_open`.
+fn open_and_closed(gaps: &mut [Gap; 2], second_open: bool) -> (&mut Gap, &mut Gap) {
+    let [first, second] = gaps;
+    if second_open {
+        (second, first)
+    } else {
+        (first, second)
     }
 }
 
