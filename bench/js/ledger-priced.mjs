@@ -1,13 +1,12 @@
 // What prices add to cacheLedger(): the same window's ledger without options, with a default
 // price only, and with a price per model and a TTL, warm (repeated calls on one loaded window).
 //
-//   node --expose-gc bench/js/ledger-priced.mjs [runs] [workload,...] [PKG ...]   needs PKG/node (default pkg/) and bench/data
+//   node bench/js/ledger-priced.mjs [runs] [workload,...] [PKG ...]   needs PKG/node (default pkg/) and bench/data
 //
 // Per workload and build, one window is loaded and its views() taken once; then every round
 // makes the three calls in turn, in every build in turn (so several builds are measured side by
-// side), each after a full GC (with --expose-gc) so that no call pays for the garbage of the
-// one before. `runs` rounds (default 15) after 3 not counted; medians in ms, one JSON line per
-// workload and build.
+// side; a call pays for collecting the garbage of the calls before it, as in use). `runs`
+// rounds (default 15) after 3 not counted; medians in ms, one JSON line per workload and build.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -43,7 +42,6 @@ for (const name of names) {
   for (let round = 0; round < runs + 3; round++) {
     windows.forEach((conversation, b) => {
       for (const [call, options] of Object.entries(CALLS)) {
-        globalThis.gc?.();
         const start = performance.now();
         conversation.cacheLedger(options);
         const ms = performance.now() - start;
