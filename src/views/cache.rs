@@ -207,14 +207,16 @@ impl LedgerRows {
 
 /// Where [`ledger_into`] puts each request's entry as soon as it is made.
 pub(crate) trait LedgerSink {
-    /// Takes the entry of the next request (its `route` absent and `causes` empty), its route
-    /// and its causes (each of which it may move out: the ledger makes the next entry afresh and
-    /// clears the list after). By reference, so that a sink that only reads the entry does not
-    /// copy it.
+    /// Takes the entry of the next request (its `route` absent, its cost's `model` absent and
+    /// its `causes` empty), its route, the key of `prices.models` its cost used (the cost's
+    /// `model`) and its causes (each of which it may move out: the ledger makes the next entry
+    /// afresh and clears the list after). By reference, so that a sink that only reads the
+    /// entry does not copy it.
     fn entry(
         &mut self,
         entry: &mut CacheEntry,
         route: Option<&Rc<Route>>,
+        cost_model: Option<&str>,
         causes: &mut Vec<CacheCause>,
     );
 }
@@ -224,8 +226,12 @@ impl LedgerSink for LedgerRows {
         &mut self,
         entry: &mut CacheEntry,
         route: Option<&Rc<Route>>,
+        cost_model: Option<&str>,
         causes: &mut Vec<CacheCause>,
     ) {
+        if let (Some(cost), Some(model)) = (&mut entry.cost, cost_model) {
+            cost.model = Some(model.to_owned());
+        }
         self.entries.push(std::mem::take(entry));
         self.routes.push(route.cloned());
         self.causes.append(causes);
@@ -258,6 +264,7 @@ pub(crate) fn ledger_into(
     sink: &mut dyn LedgerSink,
 ) -> CacheSummary {
     let mut summing = summary::Summing::new(options);
+    let mut prices = cost::PricesByRoute::new(options);
     let mut causes: Vec<CacheCause> = Vec::new();
     // The previous request's breakdown.
     let mut before_breakdown = ContextBreakdown::default();
@@ -314,13 +321,11 @@ pub(crate) fn ledger_into(
                 causes.push(idle);
             }
         }
-        let model = gap
-            .route
-            .as_deref()
-            .and_then(|route| route.model.as_deref());
-        entry.cost = cost::of(&entry, model, options);
-        summing.add(&entry, model, &causes);
-        sink.entry(&mut entry, gap.route.as_ref(), &mut causes);
+        let priced = prices.of(gap.route.as_ref());
+        entry.cost = priced.map(|(prices, _)| cost::of(&entry, &prices));
+        summing.add(&entry, priced.as_ref().map(|(prices, _)| prices), &causes);
+        let cost_model = priced.and_then(|(_, key)| key);
+        sink.entry(&mut entry, gap.route.as_ref(), cost_model, &mut causes);
         before_breakdown = breakdown;
     });
     summing.finish()

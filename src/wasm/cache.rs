@@ -15,7 +15,13 @@ thread_local! {
 
 /// Runs `convert` with sharing on; values made inside it are shared within it only.
 pub(crate) fn sharing<R>(convert: impl FnOnce() -> R) -> R {
-    set(Some(HashMap::new()));
+    sharing_from(HashMap::new(), convert)
+}
+
+/// [`sharing`], starting from `known`: JS values by the address of the `Rc` each stands for,
+/// which the caller holds until `convert` returns.
+pub(crate) fn sharing_from<R>(known: HashMap<usize, JsValue>, convert: impl FnOnce() -> R) -> R {
+    set(Some(known));
     let result = convert();
     set(None);
     result

@@ -4,6 +4,8 @@
 //! than the rest of a prune-heavy load. Here every card crosses as eight numbers, its text as an
 //! index into a table of shared values, and JS builds the objects (see `wasm::outgoing`).
 
+use std::collections::HashMap;
+
 use wasm_bindgen::JsValue;
 
 use crate::views::chat::{CardKey, ChatCard, TitleKey};
@@ -44,7 +46,21 @@ fn pack_key(key: &CardKey, out: &mut Outgoing) {
 /// in the same order; absent turns and steps are `undefined`). Its texts are made anew: only
 /// `views()` keeps strings, so a conversation that is never viewed keeps none.
 pub(crate) fn change_to_js(change: &ConversationChange) -> JsValue {
-    report_to_js(change, change.chat.added.len(), change.chat.added.iter())
+    change_to_js_from(change, HashMap::new())
+}
+
+/// [`change_to_js`], whose texts are first looked up in `known` (JS strings by the address of
+/// their text's `Rc`, held by the caller meanwhile: see `cache::sharing_from`).
+pub(crate) fn change_to_js_from(
+    change: &ConversationChange,
+    known: HashMap<usize, JsValue>,
+) -> JsValue {
+    report_to_js(
+        change,
+        change.chat.added.len(),
+        change.chat.added.iter(),
+        known,
+    )
 }
 
 /// [`change_to_js`] of the report of a load into a window without cards, whose `chat.added`
@@ -56,7 +72,7 @@ pub(crate) fn load_change_to_js<'a>(
     cards: impl Iterator<Item = &'a ChatCard>,
 ) -> JsValue {
     debug_assert!(change.chat.added.is_empty(), "the added cards are listed");
-    report_to_js(change, count, cards)
+    report_to_js(change, count, cards, HashMap::new())
 }
 
 /// How many added cards of a report cross to JS at a time: the numbers of all the cards of a
@@ -69,6 +85,7 @@ fn report_to_js<'a>(
     change: &ConversationChange,
     count: usize,
     added: impl Iterator<Item = &'a ChatCard>,
+    known: HashMap<usize, JsValue>,
 ) -> JsValue {
     let chat = &change.chat;
     let mut out = Outgoing::with_capacity(
@@ -81,7 +98,7 @@ fn report_to_js<'a>(
     );
     let added_cards = js_sys::Array::new();
     let mut added_count = 0usize;
-    cache::sharing(|| {
+    cache::sharing_from(known, || {
         let mut in_chunk = 0u32;
         for card in added {
             pack_card(card, &mut out);

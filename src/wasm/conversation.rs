@@ -5,7 +5,7 @@ use std::rc::Weak;
 
 use wasm_bindgen::prelude::*;
 
-use super::batch::PackedEvents;
+use super::batch::{PackedEvents, PromptStrings};
 use super::bytes::{bytes_in_pieces, read_bytes_batch};
 use super::convert::{invalid, load_options, packed_array, seq_from_js};
 use super::data::{inspection_to_js, lines_to_js};
@@ -15,6 +15,7 @@ use super::state::JsSystemPromptState;
 use super::text::{read_string_batch, string_in_pieces, FedText};
 use crate::error::Error;
 use crate::fold::SystemPromptState;
+use crate::input::event::SessionEvent;
 use crate::input::intern::JsonInterner;
 use crate::input::parse::framing::{Framing, Rows};
 use crate::input::parse::packed::read_packed;
@@ -126,6 +127,15 @@ impl Batch {
     fn objects(events: &JsValue) -> Result<Batch, Error> {
         let packed = packed_array(events)?;
         Ok(Batch::Packed(packed, events.clone().unchecked_into()))
+    }
+
+    /// The JS strings of the system prompt texts of `events` (read from this batch), when the
+    /// packer read them (see [`PromptStrings`]).
+    fn prompt_strings(&self, events: &[SessionEvent]) -> PromptStrings {
+        match self {
+            Batch::Packed(packed, _) => packed.prompt_strings(events),
+            Batch::String(_) | Batch::Bytes(_) => PromptStrings::default(),
+        }
     }
 
     /// Whether the batch is JSON text.
@@ -251,6 +261,7 @@ impl JsConversation {
         let rows = throw(batch.read(self.inner.batch_interner(call == Call::Load), framing))?;
         let session = batch.session(&rows);
         let lines = rows.lines;
+        let mut prompts = batch.prompt_strings(&rows.events);
         drop(batch);
         let change = throw(self.inner.apply(call, rows, has_more))?;
         self.inner.text_read(call, lines);
@@ -263,7 +274,10 @@ impl JsConversation {
         if call == Call::Load {
             self.texts.get_mut().clear();
         }
-        Ok(super::cards::change_to_js(&change))
+        let known = std::mem::take(&mut prompts.strings);
+        let report = super::cards::change_to_js_from(&change, known);
+        drop(prompts);
+        Ok(report)
     }
 }
 

@@ -145,6 +145,8 @@ struct Packed {
     texts: Vec<String>,
     /// The last route sent.
     last_route: Option<Rc<Route>>,
+    /// The index of its model in `strings` (NaN: none; set with `last_route`).
+    last_model: f64,
 }
 
 impl LedgerSink for Packed {
@@ -152,9 +154,10 @@ impl LedgerSink for Packed {
         &mut self,
         entry: &mut CacheEntry,
         route: Option<&Rc<Route>>,
+        cost_model: Option<&str>,
         causes: &mut Vec<CacheCause>,
     ) {
-        self.entry_numbers(entry, route);
+        self.entry_numbers(entry, route, cost_model);
         self.count(causes.len());
         for cause in causes.iter() {
             self.cause(cause);
@@ -248,10 +251,16 @@ impl Packed {
             .map_or(f64::NAN, |t| self.index(t));
         let model = route.model.as_deref().map_or(f64::NAN, |t| self.index(t));
         self.last_route = Some(Rc::clone(route));
+        self.last_model = model;
         (provider, model)
     }
 
-    fn entry_numbers(&mut self, entry: &CacheEntry, route: Option<&Rc<Route>>) {
+    fn entry_numbers(
+        &mut self,
+        entry: &CacheEntry,
+        route: Option<&Rc<Route>>,
+        cost_model: Option<&str>,
+    ) {
         let observed = &entry.observed;
         // In the order `src/wasm/js/ledger.js` reads them.
         let observed = [
@@ -313,7 +322,18 @@ impl Packed {
                 cost.total,
                 flag(cost.estimated),
             ]);
-            self.optional_string(cost.model.as_deref());
+            // A key of `prices.models` is the model of the entry's route, sent above or before.
+            let model = match cost_model {
+                Some(model) if route.and_then(|r| r.model.as_deref()) == Some(model) => {
+                    self.last_model
+                }
+                Some(model) => {
+                    debug_assert!(false, "a cost's model is its route's");
+                    self.index(model)
+                }
+                None => f64::NAN,
+            };
+            self.numbers.push(model);
         }
     }
 

@@ -193,6 +193,31 @@ test("prices: per model, else the default; estimates marked", () => {
   assert.ok(other.requests.every((r) => !("cost" in r)), "no price for the model, no default");
 });
 
+test("each request's cost follows its own route's prices as the route changes", () => {
+  const to = (seq, model) =>
+    ev(seq, "request/header", { header: { config: { model }, tools: [{ name: "read", parameters: {} }] }, reason: "change" });
+  const models = ["other", "deepseek-chat", "deepseek-chat", undefined, "third", "deepseek-chat"];
+  const events = [step(1, 1), system(2, 17), header(3), answer(4, { outputTokens: 1 })];
+  models.forEach((model, i) => {
+    const seq = 10 * (i + 1);
+    events.push(step(seq, i + 2), to(seq + 1, model), answer(seq + 2, { outputTokens: 1 }));
+  });
+  const conversation = new Conversation();
+  conversation.load(events);
+  const keyed = { input: 3, cacheRead: 1, output: 7 };
+  const prices = { default: { input: 2, cacheRead: 0.5, output: 5 }, models: { "deepseek-chat": keyed, third: keyed } };
+  const { requests } = conversation.cacheLedger({ prices });
+  const routeModels = requests.map((r) => r.route?.model);
+  assert.deepEqual(routeModels, ["deepseek-chat", ...models]);
+  requests.forEach((request, i) => {
+    const model = routeModels[i];
+    const byModel = model !== undefined && model in prices.models;
+    assert.equal(request.cost.model, byModel ? model : undefined, `request ${i}`);
+    assert.equal("model" in request.cost, byModel, `request ${i}: no model member for the default`);
+    assert.equal(request.cost.output, (byModel ? 7 : 5) / 1e6, `request ${i}: its prices`);
+  });
+});
+
 test("bad options throw INVALID_ARGUMENT and leave the window as it was", () => {
   const conversation = new Conversation();
   conversation.load(EXAMPLE);

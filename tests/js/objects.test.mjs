@@ -477,3 +477,36 @@ test("a toJSON given to Object.prototype during a batch reads as JSON text", () 
   assert.equal(observed[0], observed[1]);
   assert.match(observed[1], /"name":"b"/);
 });
+
+// The report of a load or an append of objects hands out the packer's own strings for the
+// prompt texts it could (src/wasm/batch.rs, PromptStrings): each must be the text JSON reads,
+// whether its blocks are well formed, hold lone surrogates, or split a pair between them.
+test("the prompt texts of a report of objects are those of its JSON text", () => {
+  const texts = ["plain", "é 你好 😀", "", "\uD800", "a\uDC00b", "\uD83D", "\uDE00", "x\uD83D\uDE00y"];
+  const next = random(11);
+  const pick = (items) => items[Math.floor(next() * items.length)];
+  let odd = 0;
+  for (let round = 0; round < 40; round++) {
+    const events = [];
+    for (let seq = 1; seq <= 24; seq++) {
+      const content = Array.from({ length: 1 + Math.floor(next() * 3) }, () =>
+        next() < 0.85 ? { type: "text", text: pick(texts) } : { type: "image", data: pick(texts) },
+      );
+      if (content.some((block) => block.type === "text" && !block.text.isWellFormed())) odd++;
+      const type = next() < 0.6 ? "system/message" : "tool/result";
+      events.push({ seq, time: seq, type, surfaceOp: "append", data: { turn: 1, step: seq, message: { content } } });
+    }
+    const text = (batch) => JSON.stringify(batch);
+    const reports = [];
+    for (const [load, append] of [
+      [(c, batch) => c.load(batch), (c, batch) => c.append(batch)],
+      [(c, batch) => c.loadJson(text(batch)), (c, batch) => c.appendJson(text(batch))],
+    ]) {
+      const conversation = new Conversation();
+      reports.push(JSON.stringify([load(conversation, events.slice(0, 12)), append(conversation, events.slice(12))]));
+      conversation.free();
+    }
+    assert.equal(reports[0], reports[1], `round ${round}`);
+  }
+  assert.ok(odd > 20, "texts with lone surrogates are loaded");
+});

@@ -21,7 +21,7 @@ function pack(events, room = events.length * 12 + 64, onMemory = () => {}) {
   onMemory(memory);
   const parts = promptfoldPackBatch(events, memory, 0, room);
   if (typeof parts === "number") return parts;
-  const [count, moved, ...chunks] = parts;
+  const [count, moved, promptNumbers, promptStrings, ...chunks] = parts;
   const numbers = moved === null ? new Float64Array(memory.buffer, 0, count) : moved;
   const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
   let at = 0;
@@ -29,7 +29,9 @@ function pack(events, room = events.length * 12 + 64, onMemory = () => {}) {
     bytes.set(chunk, at);
     at += chunk.length;
   }
-  return { numbers: Array.from(numbers), text: decoder.decode(bytes), inWasm: moved === null };
+  // The system messages whose texts the packer hands back as strings: [seq, UTF-8 length, text].
+  const prompts = promptStrings.map((text, i) => [promptNumbers[2 * i], promptNumbers[2 * i + 1], text]);
+  return { numbers: Array.from(numbers), text: decoder.decode(bytes), inWasm: moved === null, prompts };
 }
 
 // Reads the packed records back into one plain object per event.
@@ -122,6 +124,25 @@ test("each event is packed as its numbers and texts", () => {
     [result.tag, result.op, result.start, result.end, result.turn, result.tokens],
     [10, 2, 1, 2, Number.POSITIVE_INFINITY, 0],
   );
+});
+
+test("a system message's text is handed back as its string when it reads back as that string", () => {
+  const events = [
+    system(1, ["A", "ü"]),
+    system(2, ["\uD83D", "\uDE00"]),
+    system(3, ["x\uD800"]),
+    system(4, ["", "😀"]),
+    system(5, []),
+    // Sent as JSON text (a boxed type): nothing handed back for it.
+    { ...system(6, ["boxed"]), type: new String("system/message") },
+    system(7, ["tail"]),
+  ];
+  const { prompts } = pack(events);
+  assert.deepEqual(prompts, [
+    [1, 3, "Aü"],
+    [4, 4, "😀"],
+    [7, 4, "tail"],
+  ]);
 });
 
 test("messages are packed with their content's token cost and an answer's usage", () => {

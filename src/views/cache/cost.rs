@@ -1,17 +1,55 @@
 //! A request's cost (SPEC 11 item 5): the observed figures at the caller's prices when the log
 //! has them, else the estimates, marked as estimated.
 
-use super::{CacheCost, CacheEntry, CacheOptions};
+use std::rc::Rc;
+
+use super::{CacheCost, CacheEntry, CacheOptions, Route, TokenPrices};
 
 const PER: f64 = 1_000_000.0;
 
-/// The cost of `entry`, whose route's model is `model`, when prices apply to that model.
-pub(super) fn of(
-    entry: &CacheEntry,
-    model: Option<&str>,
-    options: &CacheOptions,
-) -> Option<CacheCost> {
-    let (prices, model) = options.prices_for(model)?;
+/// Prices that apply, with the key of `prices.models` used (none for the default).
+pub(super) type Priced<'o> = (TokenPrices, Option<&'o str>);
+
+/// The prices of a request: those of its route's model ([`CacheOptions::prices_for`]), looked
+/// up again only when the route changes (most requests read the previous one's header).
+pub(super) struct PricesByRoute<'o> {
+    options: &'o CacheOptions,
+    /// The route last looked up (none before the first), and what it found.
+    last: Option<(Option<Rc<Route>>, Option<Priced<'o>>)>,
+}
+
+impl<'o> PricesByRoute<'o> {
+    /// No route looked up yet.
+    pub fn new(options: &'o CacheOptions) -> PricesByRoute<'o> {
+        PricesByRoute {
+            options,
+            last: None,
+        }
+    }
+
+    /// The prices of a request whose route is `route`, and the key of `prices.models` used
+    /// (none for the default).
+    pub fn of(&mut self, route: Option<&Rc<Route>>) -> Option<Priced<'o>> {
+        self.options.prices.as_ref()?;
+        if let Some((last, found)) = &self.last {
+            let same = match (last, route) {
+                (Some(last), Some(route)) => Rc::ptr_eq(last, route),
+                (None, None) => true,
+                _ => false,
+            };
+            if same {
+                return *found;
+            }
+        }
+        let model = route.and_then(|route| route.model.as_deref());
+        let found = self.options.prices_for(model);
+        self.last = Some((route.cloned(), found));
+        found
+    }
+}
+
+/// The cost of `entry` at `prices`, without its `model` (the caller names the key).
+pub(super) fn of(entry: &CacheEntry, prices: &TokenPrices) -> CacheCost {
     let observed = &entry.observed;
     let mut estimated = false;
     let (input, cache_read, cache_write) = match observed.uncached_input_tokens {
@@ -45,13 +83,13 @@ pub(super) fn of(
         cache_write / PER,
         output / PER,
     );
-    Some(CacheCost {
+    CacheCost {
         input,
         cache_read,
         cache_write,
         output,
         total: input + cache_read + cache_write + output,
         estimated,
-        model,
-    })
+        model: None,
+    }
 }

@@ -21,7 +21,7 @@ use super::causes::{idle_after, listed, sections_changed, Route};
 use super::gaps::{replace_kind, Replace};
 use super::prefix::may_keep;
 use super::summary::Summing;
-use super::{cost, observed, tools, CacheEntry, CacheOptions, CacheSummary};
+use super::{cost, observed, tools, CacheCost, CacheEntry, CacheOptions, CacheSummary};
 use crate::fold::surface::{node_of, SurfaceSums};
 use crate::input::event::{
     EventKind, HeaderReason, MessageRole, RequestHeader, Seq, SessionEvent, SurfaceOp, Time,
@@ -257,8 +257,16 @@ impl Forward {
             .route
             .as_deref()
             .and_then(|route| route.model.as_deref());
-        entry.cost = cost::of(&entry, model, &self.options);
-        self.summing.add(&entry, model, &entry.causes);
+        let priced = self.options.prices_for(model);
+        entry.cost = priced.map(|(prices, key)| CacheCost {
+            model: key.map(str::to_owned),
+            ..cost::of(&entry, &prices)
+        });
+        self.summing.add(
+            &entry,
+            priced.as_ref().map(|(prices, _)| prices),
+            &entry.causes,
+        );
         self.ready.push(entry);
         self.previous = Some(Before {
             answer_time,

@@ -108,19 +108,12 @@ impl CacheOptions {
         Ok(())
     }
 
-    /// The prices of `model`: its entry in `prices.models`, else the default.
-    pub(crate) fn prices_of(&self, model: Option<&str>) -> Option<TokenPrices> {
-        let prices = self.prices.as_ref()?;
-        let by_model = model.and_then(|model| prices.models.as_ref()?.get(model).copied());
-        by_model.or(prices.default)
-    }
-
     /// The prices of `model`, with the key of `prices.models` used (none for the default).
-    pub(crate) fn prices_for(&self, model: Option<&str>) -> Option<(TokenPrices, Option<String>)> {
+    pub(crate) fn prices_for(&self, model: Option<&str>) -> Option<(TokenPrices, Option<&str>)> {
         let prices = self.prices.as_ref()?;
         let by_model = model.and_then(|model| {
-            let found = prices.models.as_ref()?.get(model)?;
-            Some((*found, Some(model.to_owned())))
+            let (key, found) = prices.models.as_ref()?.get_key_value(model)?;
+            Some((*found, Some(key.as_str())))
         });
         by_model.or_else(|| prices.default.map(|default| (default, None)))
     }

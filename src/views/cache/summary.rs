@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{CacheCause, CacheEntry, CacheOptions};
+use super::{CacheCause, CacheEntry, CacheOptions, TokenPrices};
 
 const PER: f64 = 1_000_000.0;
 
@@ -172,7 +172,8 @@ fn add(sum: &mut f64, count: &mut u32, value: Option<f64>) {
 #[derive(Clone, Debug)]
 pub(super) struct Summing {
     summary: CacheSummary,
-    options: CacheOptions,
+    /// Whether prices are given (the summary then has costs).
+    priced: bool,
     /// Per cause kind: requests, broken tokens, cost.
     groups: [(u32, f64, f64); 8],
     /// The observed hit rate's cache reads and whole input.
@@ -187,7 +188,7 @@ impl Summing {
     pub fn new(options: &CacheOptions) -> Summing {
         Summing {
             summary: CacheSummary::default(),
-            options: options.clone(),
+            priced: options.prices.is_some(),
             groups: [(0u32, 0.0f64, 0.0f64); 8],
             read: 0.0,
             input: 0.0,
@@ -195,9 +196,9 @@ impl Summing {
         }
     }
 
-    /// Adds the next request's entry, whose route's model is `model` and whose causes are
-    /// `causes` (the entry's own lists are not read).
-    pub fn add(&mut self, entry: &CacheEntry, model: Option<&str>, causes: &[CacheCause]) {
+    /// Adds the next request's entry, priced at `prices` (its route's model's) and whose causes
+    /// are `causes` (the entry's own lists are not read).
+    pub fn add(&mut self, entry: &CacheEntry, prices: Option<&TokenPrices>, causes: &[CacheCause]) {
         let summary = &mut self.summary;
         summary.requests = summary.requests.saturating_add(1);
         summary.total_tokens += f64::from(entry.total_tokens);
@@ -243,7 +244,6 @@ impl Summing {
             self.read += cache_read;
             self.input += whole;
         }
-        let prices = self.options.prices_of(model);
         let mut seen = [false; 8];
         for cause in causes {
             let index = kind_index(cause);
@@ -278,13 +278,12 @@ impl Summing {
     pub fn finish(self) -> CacheSummary {
         let Summing {
             mut summary,
-            options,
+            priced,
             groups,
             read,
             input,
             trade_costs,
         } = self;
-        let priced = options.prices.is_some();
         let known = summary.kept_tokens + summary.new_tokens;
         summary.expected_hit_rate = (known > 0.0).then(|| summary.kept_tokens / known);
         summary.observed_hit_rate = (input > 0.0).then(|| read / input);

@@ -259,18 +259,18 @@ export function promptfoldCacheLedger(n, strings) {
     }
     if (flags & HAS_SAVED) value.savedTokens = n[at++];
     if (flags & HAS_COST) {
-      const cost = {
-        input: n[at],
-        cacheRead: n[at + 1],
-        cacheWrite: n[at + 2],
-        output: n[at + 3],
-        total: n[at + 4],
-        estimated: n[at + 5] === 1,
-      };
+      const input = n[at];
+      const cacheRead = n[at + 1];
+      const cacheWrite = n[at + 2];
+      const output = n[at + 3];
+      const total = n[at + 4];
+      const estimated = n[at + 5] === 1;
       const model = n[at + 6];
       at += 7;
-      if (!Number.isNaN(model)) cost.model = strings[model];
-      value.cost = cost;
+      // One literal each way: a member added to a built object costs a second allocation.
+      value.cost = Number.isNaN(model)
+        ? { input, cacheRead, cacheWrite, output, total, estimated }
+        : { input, cacheRead, cacheWrite, output, total, estimated, model: strings[model] };
     }
     const causeCount = n[at++];
     let causes;

@@ -74,6 +74,10 @@ export const comparisons = { made: 0 };
 // The largest chunk of UTF-8 bytes allocated at once (see Packer.write).
 const MOST_CHUNK = 1 << 22;
 
+// Whether `text` has no lone surrogate, so that its UTF-8 decodes back to the same string.
+const isWellFormed =
+  typeof String.prototype.isWellFormed === "function" ? (text) => text.isWellFormed() : (text) => !/\p{Cs}/u.test(text);
+
 class Packer {
   // `room` numbers from `address` in `memory`, the wasm memory, are free for the records: the
   // Rust side reserves the most numbers an event takes (MOST_SLOTS) for every event (up to
@@ -95,6 +99,11 @@ class Packer {
     this.tools = new Previous();
     this.compared = 0;
     this.generic = generic;
+    // Per system message whose text is known as a JS string: its seq and the text's length in
+    // UTF-8 bytes in `promptNumbers`, the string in `prompts` (see src/wasm/batch.rs: the
+    // report of the batch hands these out instead of decoding the texts it read).
+    this.promptNumbers = [];
+    this.prompts = [];
   }
 
   // Makes room for `slots` more numbers.
@@ -138,11 +147,13 @@ class Packer {
     this.push(this.write(text));
   }
 
-  // [the count of numbers, null when they are in wasm memory or else the numbers, then the
-  // chunks of UTF-8 bytes in order].
+  // [the count of numbers, null when they are in wasm memory or else the numbers, the seqs and
+  // lengths of the prompt strings, the prompt strings (see `prompts`), then the chunks of UTF-8
+  // bytes in order].
   finish() {
     this.chunks.push(this.bytes.subarray(0, this.length));
-    return [this.count, this.inWasm ? null : this.numbers.subarray(0, this.count), ...this.chunks];
+    const numbers = this.inWasm ? null : this.numbers.subarray(0, this.count);
+    return [this.count, numbers, new Float64Array(this.promptNumbers), this.prompts, ...this.chunks];
   }
 
   // A header's config or tools: absent, the previous header's, or its JSON text. It becomes
@@ -160,12 +171,16 @@ class Packer {
     const count = this.count,
       chunks = this.chunks.length,
       bytes = this.bytes,
-      length = this.length;
+      length = this.length,
+      prompts = this.prompts.length,
+      promptNumbers = this.promptNumbers.length;
     try {
       this.members(event);
     } catch (error) {
       if (error !== AS_JSON) throw error;
       this.count = count;
+      this.prompts.length = prompts;
+      this.promptNumbers.length = promptNumbers;
       this.chunks.length = chunks;
       this.bytes = bytes;
       this.length = length;
@@ -216,7 +231,7 @@ class Packer {
     numbers[at + 6] = turn;
     numbers[at + 7] = step;
     this.count = at + 8;
-    if (tag === 1) this.promptText(record ? data.message : undefined);
+    if (tag === 1) this.promptText(record ? data.message : undefined, seq);
     if (tag === 2) this.header(record ? data : undefined);
     if (tag >= USER_TAG) {
       const content = !record ? undefined : tag === USER_TAG ? data.content : messageContent(data.message);
@@ -246,10 +261,14 @@ class Packer {
 
   // Every `{type: "text", text}` block of `message.content`, joined; then the message's
   // tokens: a text block counts its text, any other block its JSON length (src/input/tokens.rs).
-  promptText(message) {
+  // The joined text goes to `prompts` when each block's text is well formed (a lone surrogate
+  // crosses as U+FFFD, so the text read would not be the string).
+  promptText(message, seq) {
     let length = 0,
       units = 0,
-      blocks = 0;
+      blocks = 0,
+      joined = "",
+      known = true;
     if (isPlainRecord(message)) {
       const content = message.content;
       if (isPlainArray(content)) {
@@ -262,6 +281,10 @@ class Packer {
             if (type === "text" && typeof text === "string") {
               length += this.write(text);
               units += text.length;
+              if (known && text.length > 0) {
+                known = isWellFormed(text);
+                joined = joined.length === 0 ? text : joined + text;
+              }
               continue;
             }
             if (!isSimple(type) || !isSimple(text)) throw AS_JSON;
@@ -278,6 +301,10 @@ class Packer {
     }
     this.push(length);
     this.push(blocks === 0 ? 0 : Math.ceil(units / 4) + 4);
+    if (known && length > 0) {
+      this.promptNumbers.push(seq, length);
+      this.prompts.push(joined);
+    }
   }
 
   header(data) {
