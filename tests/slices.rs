@@ -481,3 +481,26 @@ fn requests_are_linked_by_themselves_and_equal_the_views() {
     };
     assert!(linked > 10_000 && hidden > 100, "{linked} {hidden}");
 }
+
+/// A slice of requests is made in a list of the range's length, reserved once: collected with
+/// no lower bound on its length, the list grew by doubling and was left with spare room.
+#[test]
+fn requests_slices_are_reserved_for_their_range() {
+    for seed in 0..10 {
+        let log = testkit::build(&testkit::Plan::seeded(seed, 200));
+        let events = testkit::parse(&log, false);
+        let mut conversation = Conversation::new();
+        conversation.load(events, LoadOptions::default()).unwrap();
+        let total = conversation.view_counts().requests;
+        assert!(total > 20, "seed {seed}: {total} requests");
+        for range in [0..total, 3..total - 2, 0..total + 10] {
+            let requests = conversation.requests_slice(range.clone()).unwrap().requests;
+            assert_eq!(requests.len(), clamped(&range, total).len(), "seed {seed}");
+            assert_eq!(
+                requests.capacity(),
+                requests.len(),
+                "seed {seed}, {range:?}"
+            );
+        }
+    }
+}

@@ -514,17 +514,26 @@ impl TrajectoryBuilder {
     pub fn requests(&self, range: std::ops::Range<usize>) -> Vec<TrajectoryRequest> {
         // Each request linked by itself when the facts are placed by their steps (see
         // `placed_link`): none when they are not, or a link looks at too many facts.
+        // Collected into a list reserved for the whole range: through `Option` or a
+        // `filter_map`, a collect has no lower bound and grows the list by doubling.
         let count = self.step_starts.len();
         let view = self.facts();
-        let placed = (!self.keys_disordered && self.misplaced.is_none())
-            .then(|| {
-                (range.start.min(count)..range.end.min(count))
-                    .map(|index| view.request(index, view.placed_link(index)?))
-                    .collect::<Option<Vec<_>>>()
-            })
-            .flatten();
-        if let Some(requests) = placed {
-            return requests;
+        if !self.keys_disordered && self.misplaced.is_none() {
+            let clamped = range.start.min(count)..range.end.min(count);
+            let wanted = clamped.len();
+            let mut requests = Vec::with_capacity(wanted);
+            for index in clamped {
+                match view
+                    .placed_link(index)
+                    .and_then(|link| view.request(index, link))
+                {
+                    Some(request) => requests.push(request),
+                    None => break,
+                }
+            }
+            if requests.len() == wanted {
+                return requests;
+            }
         }
         let mut fresh = Links::default();
         let mut kept = self.links.try_borrow_mut();
@@ -537,14 +546,14 @@ impl TrajectoryBuilder {
         };
         self.update(links);
         let start = range.start;
-        links
-            .links
-            .get(range)
-            .unwrap_or_default()
-            .iter()
-            .zip(start..)
-            .filter_map(|(link, index)| self.facts().request(index, *link))
-            .collect()
+        let links = links.links.get(range).unwrap_or_default();
+        let mut requests = Vec::with_capacity(links.len());
+        for (link, index) in links.iter().zip(start..) {
+            if let Some(request) = view.request(index, *link) {
+                requests.push(request);
+            }
+        }
+        requests
     }
 
     /// Brings `links` up to date with the facts and step starts.

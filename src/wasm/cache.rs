@@ -67,3 +67,16 @@ pub(crate) fn lookup(
 pub(crate) fn value_to_js(value: &JsonValue) -> Option<JsValue> {
     js_sys::JSON::parse(&js_stringify(value)).ok()
 }
+
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// `JSON.parse` of a JS string (`js_sys::JSON::parse` takes a Rust string, which would
+    /// cross anew).
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
+    fn parse_string(text: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+/// The plain JS value `JSON.parse` makes of `text`, a JS string of JSON.
+pub(crate) fn parse_json(text: &JsValue) -> Option<JsValue> {
+    parse_string(text).ok()
+}

@@ -145,25 +145,27 @@ impl<'k> Outgoing<'k> {
         self.remember(address, index)
     }
 
-    /// The table index of a shared JSON value.
+    /// The table index of a shared JSON value (made from its kept JSON text, when the texts
+    /// are kept).
     pub fn json(&mut self, value: &Rc<JsonValue>) -> f64 {
-        self.shared(Rc::as_ptr(value).cast(), || {
-            cache::value_to_js(value).unwrap_or(JsValue::NULL)
-        })
+        let address = Rc::as_ptr(value).cast::<u8>();
+        if let Some(index) = self.recent_index(address) {
+            return index;
+        }
+        let made = match self.kept.as_deref_mut() {
+            Some(kept) => cache::lookup(address, || cache::parse_json(kept.json_text(value))),
+            None => cache::lookup(address, || cache::value_to_js(value)),
+        };
+        let made = made
+            .or_else(|| cache::value_to_js(value))
+            .unwrap_or(JsValue::NULL);
+        let length = self.values.push(&made);
+        self.remember(address, length)
     }
 
     /// The table index of an optional shared JSON value: `-1` for none.
     pub fn optional_json(&mut self, value: Option<&Rc<JsonValue>>) -> f64 {
         value.map_or(-1.0, |value| self.json(value))
-    }
-
-    fn shared(&mut self, address: *const u8, make: impl Fn() -> JsValue) -> f64 {
-        if let Some(index) = self.recent_index(address) {
-            return index;
-        }
-        let value = cache::lookup(address, || Some(make())).unwrap_or_else(make);
-        let length = self.values.push(&value);
-        self.remember(address, length)
     }
 
     /// The table index of the value at `address` when it was pushed recently.

@@ -1,9 +1,11 @@
 // A conversation keeps the JS strings of its prompt texts from one call to the next
 // (src/wasm/kept_texts.rs). Whatever the calls before, every text handed out is the window's own:
 // views after loads of other logs, appends that replace prompts, prepends, and more distinct
-// texts than the store keeps before it first sweeps, equal the views of a fresh conversation.
+// texts than the store keeps before it first sweeps, equal the views of a fresh conversation; the
+// JSON values, made from kept JSON texts, are each call's own objects.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { sessionEvents } from "./kit/session.mjs";
 import { promptfold } from "./promptfold.mjs";
 
 const { Conversation } = promptfold;
@@ -86,6 +88,31 @@ test("repeated views are equal, and a change's cards carry the same texts", () =
     assert.deepEqual(conversation.views(), views);
     const byKey = new Map(views.chat.map((card) => [card.key, card.text]));
     for (const card of change.chat.added) assert.equal(card.text, byKey.get(card.key), card.key);
+  } finally {
+    conversation.free();
+  }
+});
+
+// The JSON values of the views (tools, configs) are made from JSON texts the conversation keeps:
+// each call still hands out objects of its own, so a caller's changes never reach another call.
+test("each views call makes its own JSON values, equal to a fresh conversation's", () => {
+  const events = [...sessionEvents({ profile: "large", seed: 7, maxEvents: 400 })];
+  const conversation = new Conversation();
+  try {
+    conversation.load(events);
+    const first = conversation.views();
+    const prompts = first.trajectory.requests.filter((request) => request.prompt !== undefined);
+    assert.ok(prompts.length > 10, `${prompts.length} requests with a prompt`);
+    for (const request of prompts) {
+      request.prompt.tools.push({ name: "changed by the caller" });
+      if (request.requestConfig !== undefined) request.requestConfig.model = "changed";
+    }
+    const second = conversation.views();
+    assert.deepEqual(second, freshViews(events));
+    const tools = new Set(first.trajectory.requests.map((request) => request.prompt?.tools));
+    for (const request of second.trajectory.requests) {
+      assert.ok(!tools.has(request.prompt?.tools) || request.prompt === undefined, "a tools list of the call before");
+    }
   } finally {
     conversation.free();
   }
