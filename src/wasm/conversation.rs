@@ -6,11 +6,12 @@ use std::rc::Weak;
 use wasm_bindgen::prelude::*;
 
 use super::batch::{PackedEvents, PromptStrings};
-use super::bytes::{bytes_in_pieces, read_bytes_batch};
+use super::bytes::{bytes_in_pieces, check_length, read_bytes_batch};
 use super::convert::{invalid, load_options, packed_array, seq_from_js};
 use super::data::{inspection_to_js, lines_to_js};
 use super::error::throw;
 use super::kept_texts::KeptTexts;
+use super::read_room;
 use super::state::JsSystemPromptState;
 use super::text::{read_string_batch, string_in_pieces, FedText};
 use crate::error::Error;
@@ -118,8 +119,11 @@ impl Batch {
             Some(text) => Ok(Batch::String(text.clone())),
             None => text
                 .dyn_ref::<js_sys::Uint8Array>()
-                .map(|bytes| Batch::Bytes(bytes.clone()))
-                .ok_or_else(|| invalid("text", "expected a string or a Uint8Array")),
+                .ok_or_else(|| invalid("text", "expected a string or a Uint8Array"))
+                .and_then(|bytes| {
+                    check_length(bytes)?;
+                    Ok(Batch::Bytes(bytes.clone()))
+                }),
         }
     }
 
@@ -210,6 +214,15 @@ impl JsConversation {
     /// The window (for the other modules' methods of this class).
     pub(super) fn conversation(&self) -> &Conversation {
         &self.inner
+    }
+
+    /// How many system prompt nodes the state in force at `event` has (0 for none): what each
+    /// event line after it copies.
+    pub(super) fn state_nodes_by(&self, event: Option<&SessionEvent>) -> usize {
+        event
+            .and_then(|event| self.inner.state_index(event.seq))
+            .and_then(|index| self.inner.state_by_index(index))
+            .map_or(0, |state| state.nodes().len())
     }
 
     /// The strings kept from the last `views()` or slice, taken for a call that hands out
@@ -420,18 +433,24 @@ impl JsConversation {
     }
 
     /// One line per loaded event: the fold state after it and, for headers, the inspection.
+    /// Throws `OUT_OF_MEMORY` (and changes nothing) when the memory cannot hold the lines.
     #[wasm_bindgen(unchecked_return_type = "EventLine[]")]
-    pub fn lines(&self) -> JsValue {
-        lines_to_js(&self.inner.lines())
+    pub fn lines(&self) -> Result<JsValue, JsValue> {
+        let nodes = self.state_nodes_by(self.inner.events().last());
+        throw(read_room::for_lines(self.inner.len(), nodes))?;
+        throw(lines_to_js(&self.inner.lines()))
     }
 
-    /// The chat cards and trajectory of the window.
+    /// The chat cards and trajectory of the window. Throws `OUT_OF_MEMORY` (and changes
+    /// nothing) when the memory cannot hold them.
     #[wasm_bindgen(unchecked_return_type = "Views")]
     pub fn views(&self) -> Result<JsValue, JsValue> {
+        let counts = self.inner.view_counts();
+        throw(read_room::for_views(counts.cards, counts.requests))?;
         let mut texts = self.texts.take();
         let views = super::cards::views_to_js(&self.inner.views(), &mut texts);
         self.texts.set(texts);
-        Ok(views)
+        throw(views)
     }
 
     /// The first loaded seq, `undefined` for an empty window.
