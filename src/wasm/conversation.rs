@@ -216,13 +216,15 @@ impl JsConversation {
         &self.inner
     }
 
-    /// How many system prompt nodes the state in force at `event` has (0 for none): what each
-    /// event line after it copies.
-    pub(super) fn state_nodes_by(&self, event: Option<&SessionEvent>) -> usize {
+    /// How many system prompt nodes and replacements the state in force at `event` has (none
+    /// for no state): what each event line up to it copies, about (they mostly grow).
+    pub(super) fn state_size_by(&self, event: Option<&SessionEvent>) -> (usize, usize) {
         event
             .and_then(|event| self.inner.state_index(event.seq))
             .and_then(|index| self.inner.state_by_index(index))
-            .map_or(0, |state| state.nodes().len())
+            .map_or((0, 0), |state| {
+                (state.nodes().len(), state.replacements().len())
+            })
     }
 
     /// The strings kept from the last `views()` or slice, taken for a call that hands out
@@ -436,8 +438,8 @@ impl JsConversation {
     /// Throws `OUT_OF_MEMORY` (and changes nothing) when the memory cannot hold the lines.
     #[wasm_bindgen(unchecked_return_type = "EventLine[]")]
     pub fn lines(&self) -> Result<JsValue, JsValue> {
-        let nodes = self.state_nodes_by(self.inner.events().last());
-        throw(read_room::for_lines(self.inner.len(), nodes))?;
+        let state = self.state_size_by(self.inner.events().last());
+        throw(read_room::for_lines(self.inner.len(), state))?;
         throw(lines_to_js(&self.inner.lines()))
     }
 

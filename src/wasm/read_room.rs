@@ -10,6 +10,7 @@ use std::mem::size_of;
 
 use crate::error::Error;
 use crate::room::headroom;
+use crate::seq::Seq;
 use crate::views::cache::CacheEntry;
 use crate::views::chat::ChatCard;
 use crate::views::trajectory::{HeaderFact, TrajectoryRequest};
@@ -25,14 +26,19 @@ fn rows(rows: usize, bytes: usize) -> usize {
     rows.saturating_mul(bytes).saturating_mul(SLACK)
 }
 
-/// Room for `views()` of a window with `cards` cards and `requests` requests: the cards, the
-/// requests and a header fact for each (at most one per card).
+/// Room for `views()` of a window with `cards` cards and `requests` requests. Its lists are made
+/// at their length, so without [`SLACK`] (which grew the memory a `views()` of prune-32k leaves
+/// by 15%): the cards twice with a sort key each (`sort::sort_by_key` moves them through a
+/// second list), and per request the request, its header fact and its step's entry.
 pub(super) fn for_views(cards: usize, requests: usize) -> Result<(), Error> {
-    let card_rows = rows(
-        cards,
-        size_of::<ChatCard>().saturating_add(size_of::<HeaderFact>()),
-    );
-    headroom(card_rows.saturating_add(rows(requests, size_of::<TrajectoryRequest>())))
+    let card = size_of::<ChatCard>()
+        .saturating_mul(2)
+        .saturating_add(size_of::<(crate::sort::Key, usize)>());
+    let request = size_of::<TrajectoryRequest>()
+        .saturating_add(size_of::<HeaderFact>())
+        .saturating_add(size_of::<[usize; 4]>());
+    let bytes = cards.saturating_mul(card);
+    headroom(bytes.saturating_add(requests.saturating_mul(request)))
 }
 
 /// Room for `count` chat cards.
@@ -47,11 +53,16 @@ pub(super) fn for_requests(count: usize, total: usize) -> Result<(), Error> {
     headroom(rows(count, size_of::<TrajectoryRequest>()).saturating_add(links))
 }
 
-/// Room for `count` event lines, each with a state of about `nodes` system prompt nodes (each
-/// line's state is its own copy of them).
-pub(super) fn for_lines(count: usize, nodes: usize) -> Result<(), Error> {
-    let state = nodes.saturating_mul(size_of::<PositionedSystem>());
-    headroom(rows(count, size_of::<EventLine>().saturating_add(state)))
+/// Room for `count` event lines, each with a state of about `(nodes, replacements)` system
+/// prompt nodes and replacements (each line's state is its own copy of them: a window of 32,000
+/// prunes holds 32,000 replacements from its end, and its lines would take about 50 GB).
+pub(super) fn for_lines(count: usize, (nodes, replacements): (usize, usize)) -> Result<(), Error> {
+    let nodes = nodes.saturating_mul(size_of::<PositionedSystem>());
+    let replacements = replacements.saturating_mul(size_of::<(Seq, Seq)>());
+    let line = size_of::<EventLine>()
+        .saturating_add(nodes)
+        .saturating_add(replacements);
+    headroom(rows(count, line))
 }
 
 /// Room for a cache ledger of `requests` entries as it is computed (the numbers that cross to

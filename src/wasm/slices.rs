@@ -139,8 +139,8 @@ impl JsConversation {
         let events = self.conversation().events();
         let wanted = clamped_len(&range, events.len());
         let last = range.end.min(events.len()).checked_sub(1);
-        let nodes = self.state_nodes_by(last.and_then(|last| events.get(last)));
-        throw(read_room::for_lines(wanted, nodes))?;
+        let state = self.state_size_by(last.and_then(|last| events.get(last)));
+        throw(read_room::for_lines(wanted, state))?;
         let slice = throw(self.conversation().lines_slice(range))?;
         let value = cache::sharing(|| {
             let mut out = Outgoing::try_with_capacity(0)?;

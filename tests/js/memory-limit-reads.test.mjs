@@ -120,3 +120,33 @@ test("read calls near the memory limit give their result or OUT_OF_MEMORY, and t
   after.free();
   window.free();
 });
+
+test("lines() of a window whose every line holds thousands of replacements throws OUT_OF_MEMORY", () => {
+  // Each line carries its own copy of the state's replacements, which a prune-heavy log gathers
+  // by the thousand: the lines of this window need several times the memory (as those of
+  // bench/data/prune-32k need more than 4 GiB), though the window itself fits.
+  const header = { type: "session", version: 4, id: "s-prunes", createdAt: 1_700_000_000_000, cwd: "/w" };
+  const rows = [JSON.stringify(header)];
+  const options = { profile: "small", seed: 5, maxEvents: 12_000, pruneEvery: 1, compactEvery: 1e9, rewriteEvery: 1e9 };
+  for (const event of sessionEvents(options)) rows.push(JSON.stringify(event));
+  const window = new Conversation();
+  window.loadJson(`${rows.join("\n")}\n`);
+  const last = window.linesSlice({ start: window.length - 1, end: window.length }).lines[0];
+  assert.ok(last.system.replacements.length > 1_000, `${last.system.replacements.length} replacements`);
+  const before = JSON.stringify(window.views());
+  assert.throws(
+    () => window.lines(),
+    (error) => error.code === "OUT_OF_MEMORY",
+  );
+  assert.throws(
+    () => window.linesSlice({ start: 0, end: window.length }),
+    (error) => error.code === "OUT_OF_MEMORY",
+  );
+  assert.equal(JSON.stringify(window.views()), before);
+  assert.equal(window.linesSlice({ start: 0, end: 20 }).lines.length, 20);
+  window.free();
+  const after = new Conversation();
+  after.loadJson(log(2_000, 7));
+  assert.ok(after.length > 0);
+  after.free();
+});
