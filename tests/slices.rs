@@ -504,3 +504,70 @@ fn requests_slices_are_reserved_for_their_range() {
         }
     }
 }
+
+/// `log` with the headers of every step after a turn's first written as located in the step
+/// before theirs (`turn` and `step` in their data), as a log whose harness wrote a step's
+/// header late would read: facts out of their steps, which no range of requests can be linked
+/// by itself from.
+fn headers_out_of_their_steps(mut log: Vec<Value>) -> Vec<Value> {
+    let mut step = None;
+    for event in &mut log {
+        match event["type"].as_str() {
+            Some("step/start") => {
+                step = Some((
+                    event["data"]["turn"].clone(),
+                    event["data"]["step"].as_u64(),
+                ))
+            }
+            Some("request/header") => {
+                if let Some((turn, Some(number))) = &step {
+                    if *number > 1 {
+                        event["data"]["turn"] = turn.clone();
+                        event["data"]["step"] = Value::from(number - 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    log
+}
+
+/// The requests slices of a window whose header facts are out of their steps take the links
+/// path (no request is linked by itself): each slice equals the same range of
+/// `views().trajectory.requests`, after a load and after a live append relinks the last
+/// requests, in a list reserved to its range.
+#[test]
+fn requests_slices_out_of_their_steps_are_linked_and_equal_the_views() {
+    for seed in 0..10 {
+        let log = headers_out_of_their_steps(testkit::build(&testkit::Plan::seeded(seed, 200)));
+        let events = testkit::parse(&log, false);
+        let split = events.len() * 2 / 3;
+        let mut conversation = Conversation::new();
+        conversation
+            .load(events[..split].to_vec(), LoadOptions::default())
+            .unwrap();
+        for appended in [false, true] {
+            if appended {
+                conversation.append(events[split..].to_vec()).unwrap();
+            }
+            let expected = rows(&conversation.views().trajectory.requests);
+            let total = expected.len();
+            assert!(total > 10, "seed {seed}: {total} requests");
+            let (linked, _) = testkit::placed_links();
+            let singles = (0..total).step_by(7).map(|index| index..index + 1);
+            let ranges = [0..total, 3..total - 2, total - 4..total + 10].into_iter();
+            for range in ranges.chain(singles) {
+                let requests = conversation.requests_slice(range.clone()).unwrap().requests;
+                let at = format!("seed {seed}, appended {appended}, {range:?}");
+                assert_eq!(rows(&requests), expected[clamped(&range, total)], "{at}");
+                assert_eq!(requests.capacity(), requests.len(), "{at}");
+            }
+            assert_eq!(
+                testkit::placed_links().0,
+                linked,
+                "seed {seed}: the requests were meant to be linked all at once"
+            );
+        }
+    }
+}

@@ -3,6 +3,8 @@
 //! at once. Text that needs the whole-text reader (an error to place, invalid UTF-8, a batch
 //! that is neither an array nor JSON lines) is then copied whole.
 
+use wasm_bindgen::JsValue;
+
 use crate::error::Error;
 use crate::input::intern::JsonInterner;
 use crate::input::json::utf8::is_utf8;
@@ -11,6 +13,31 @@ use crate::input::parse::parse_text_rows;
 use crate::input::parse::stream::{parse_streamed, Streamed};
 use crate::room::try_room;
 use crate::window::conversation::{Conversation, Piece, PieceLoad};
+
+/// [`Error::OutOfMemory`] for bytes of 4 GiB or more, which no wasm32 memory holds (and whose
+/// length a `u32` cannot give): checked before they are read. js-sys reads `length` as a
+/// `u32`, which wraps a length of 4 GiB or more (2^32 bytes would read as none), so it is read
+/// here as the number JS has.
+pub(crate) fn check_length(bytes: &js_sys::Uint8Array) -> Result<(), Error> {
+    let length = js_sys::Reflect::get(bytes, &JsValue::from_str("length"))
+        .ok()
+        .and_then(|length| length.as_f64())
+        .unwrap_or(f64::INFINITY);
+    if length > f64::from(u32::MAX) {
+        // Saturating: an infinite length (an unreadable one) is every byte.
+        return Err(Error::OutOfMemory {
+            bytes: length as u64,
+        });
+    }
+    Ok(())
+}
+
+/// A copy of `bytes` in wasm memory (for `feed`), or [`Error::OutOfMemory`] when it does not
+/// fit.
+pub(crate) fn copied(bytes: &js_sys::Uint8Array) -> Result<Vec<u8>, Error> {
+    check_length(bytes)?;
+    whole_bytes(bytes)
+}
 
 /// The events of a JSON batch given as UTF-8 bytes, read in pieces.
 pub(crate) fn read_bytes_batch(

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use wasm_bindgen::JsValue;
 
+use crate::error::Error;
 use crate::views::chat::{CardKey, ChatCard, TitleKey};
 use crate::views::splice::ListSplice;
 use crate::views::{ConversationChange, Views};
@@ -148,7 +149,7 @@ fn report_to_js<'a>(
 /// Converts views to the plain JS object the serializer would make: the chat cards as in
 /// [`change_to_js`], then the trajectory (`wasm::trajectory`), sharing the prompt texts (and
 /// keeping their strings in `kept` for the next call).
-pub(crate) fn views_to_js(views: &Views, kept: &mut KeptTexts) -> JsValue {
+pub(crate) fn views_to_js(views: &Views, kept: &mut KeptTexts) -> Result<JsValue, Error> {
     cache::sharing(|| {
         let trajectory = &views.trajectory;
         let slots = views
@@ -156,20 +157,20 @@ pub(crate) fn views_to_js(views: &Views, kept: &mut KeptTexts) -> JsValue {
             .len()
             .saturating_mul(CARD_SLOTS)
             .saturating_add(trajectory_slots(trajectory));
-        let mut out = Outgoing::keeping_texts(slots, kept);
+        let mut out = Outgoing::try_keeping_texts(slots, kept)?;
         for card in &views.chat {
             pack_card(card, &mut out);
         }
         pack_trajectory(trajectory, &mut out);
         debug_assert_eq!(out.numbers.len(), slots, "trajectory_slots miscounts");
-        make_views(
+        Ok(make_views(
             &out.numbers,
             &out.values,
             length(views.chat.len()),
             length(trajectory.headers.len()),
             length(trajectory.requests.len()),
             length(trajectory.system_prompts.len()),
-        )
+        ))
     })
 }
 

@@ -6,11 +6,12 @@ use std::rc::Weak;
 use wasm_bindgen::prelude::*;
 
 use super::batch::{PackedEvents, PromptStrings};
-use super::bytes::{bytes_in_pieces, read_bytes_batch};
+use super::bytes::{bytes_in_pieces, check_length, read_bytes_batch};
 use super::convert::{invalid, load_options, packed_array, seq_from_js};
 use super::data::{inspection_to_js, lines_to_js};
 use super::error::throw;
 use super::kept_texts::KeptTexts;
+use super::read_room;
 use super::state::JsSystemPromptState;
 use super::text::{read_string_batch, string_in_pieces, FedText};
 use crate::error::Error;
@@ -118,8 +119,11 @@ impl Batch {
             Some(text) => Ok(Batch::String(text.clone())),
             None => text
                 .dyn_ref::<js_sys::Uint8Array>()
-                .map(|bytes| Batch::Bytes(bytes.clone()))
-                .ok_or_else(|| invalid("text", "expected a string or a Uint8Array")),
+                .ok_or_else(|| invalid("text", "expected a string or a Uint8Array"))
+                .and_then(|bytes| {
+                    check_length(bytes)?;
+                    Ok(Batch::Bytes(bytes.clone()))
+                }),
         }
     }
 
@@ -210,6 +214,17 @@ impl JsConversation {
     /// The window (for the other modules' methods of this class).
     pub(super) fn conversation(&self) -> &Conversation {
         &self.inner
+    }
+
+    /// How many system prompt nodes and replacements the state in force at `event` has (none
+    /// for no state): what each event line up to it copies, about (they mostly grow).
+    pub(super) fn state_size_by(&self, event: Option<&SessionEvent>) -> (usize, usize) {
+        event
+            .and_then(|event| self.inner.state_index(event.seq))
+            .and_then(|index| self.inner.state_by_index(index))
+            .map_or((0, 0), |state| {
+                (state.nodes().len(), state.replacements().len())
+            })
     }
 
     /// The strings kept from the last `views()` or slice, taken for a call that hands out
@@ -420,18 +435,24 @@ impl JsConversation {
     }
 
     /// One line per loaded event: the fold state after it and, for headers, the inspection.
+    /// Throws `OUT_OF_MEMORY` (and changes nothing) when the memory cannot hold the lines.
     #[wasm_bindgen(unchecked_return_type = "EventLine[]")]
-    pub fn lines(&self) -> JsValue {
-        lines_to_js(&self.inner.lines())
+    pub fn lines(&self) -> Result<JsValue, JsValue> {
+        let state = self.state_size_by(self.inner.events().last());
+        throw(read_room::for_lines(self.inner.len(), state))?;
+        throw(lines_to_js(&self.inner.lines()))
     }
 
-    /// The chat cards and trajectory of the window.
+    /// The chat cards and trajectory of the window. Throws `OUT_OF_MEMORY` (and changes
+    /// nothing) when the memory cannot hold them.
     #[wasm_bindgen(unchecked_return_type = "Views")]
     pub fn views(&self) -> Result<JsValue, JsValue> {
+        let counts = self.inner.view_counts();
+        throw(read_room::for_views(counts.cards, counts.requests))?;
         let mut texts = self.texts.take();
         let views = super::cards::views_to_js(&self.inner.views(), &mut texts);
         self.texts.set(texts);
-        Ok(views)
+        throw(views)
     }
 
     /// The first loaded seq, `undefined` for an empty window.

@@ -42,10 +42,11 @@ pub(crate) fn events_from_js(value: &JsValue) -> Result<Vec<SessionEvent>, Error
 }
 
 /// JSON text given as UTF-8 bytes (`Uint8Array`, e.g. from `fetch(...).arrayBuffer()` or
-/// `fs.readFileSync`), copied; checked as UTF-8 where it is read.
+/// `fs.readFileSync`), copied; checked as UTF-8 where it is read. [`Error::OutOfMemory`] when
+/// the copy does not fit.
 pub(crate) fn bytes_from_js(value: &JsValue) -> Result<Vec<u8>, Error> {
     match value.dyn_ref::<js_sys::Uint8Array>() {
-        Some(bytes) => Ok(bytes.to_vec()),
+        Some(bytes) => super::bytes::copied(bytes),
         None => Err(invalid("text", "expected a string or a Uint8Array")),
     }
 }

@@ -5,8 +5,10 @@
 
 use wasm_bindgen::JsValue;
 
+use crate::error::Error;
 use crate::fold::request::RequestPromptInspection;
 use crate::fold::{PositionedSystem, SystemPromptNode, SystemPromptStateData};
+use crate::room::try_room;
 use crate::views::EventLine;
 use crate::wasm::cache;
 
@@ -70,12 +72,41 @@ pub(super) fn inspection_to_js(inspection: Option<&RequestPromptInspection>) -> 
 }
 
 /// Event lines: an array of `{ seq, system, request? }`.
-pub(super) fn lines_to_js(lines: &[EventLine]) -> JsValue {
-    build(Shape::Lines, lines.len(), |out| {
-        for line in lines {
-            pack_line(line, out);
-        }
+/// [`Error::OutOfMemory`] when the memory cannot hold their numbers.
+pub(super) fn lines_to_js(lines: &[EventLine]) -> Result<JsValue, Error> {
+    cache::sharing(|| {
+        let mut out = Outgoing::try_with_capacity(0)?;
+        pack_lines(lines, &mut out)?;
+        let count = length(lines.len());
+        Ok(make_data(
+            &out.numbers,
+            &out.values,
+            Shape::Lines as u32,
+            count,
+        ))
     })
+}
+
+/// Packs `lines`, making room for each line's numbers first ([`Error::OutOfMemory`] when the
+/// memory cannot give it).
+pub(super) fn pack_lines(lines: &[EventLine], out: &mut Outgoing) -> Result<(), Error> {
+    for line in lines {
+        try_room(&mut out.numbers, line_slots(line))?;
+        pack_line(line, out);
+    }
+    Ok(())
+}
+
+/// At most how many numbers [`pack_line`] writes for `line`: a node takes seven with its
+/// position, a replacement two; the seq, the flags, the counts, the state's effective and
+/// introduced nodes and a request's inspection fewer than 48.
+fn line_slots(line: &EventLine) -> usize {
+    let (nodes, replacements) = line.system.as_ref().map_or((0, 0), |state| {
+        (state.nodes.len(), state.replacements.len())
+    });
+    48usize
+        .saturating_add(nodes.saturating_mul(7))
+        .saturating_add(replacements.saturating_mul(2))
 }
 
 fn pack_optional_node(node: Option<&SystemPromptNode>, out: &mut Outgoing) {

@@ -8,7 +8,9 @@ use wasm_bindgen::prelude::*;
 
 use super::conversation::JsConversation;
 use super::error::throw;
+use super::read_room;
 use crate::error::Error;
+use crate::room::try_room;
 use std::rc::Rc;
 
 use crate::views::cache::{
@@ -34,16 +36,21 @@ impl JsConversation {
     /// `views().trajectory.requests[i]`) what it kept of the previous request's prefix cache,
     /// why the rest was lost, what the answer's usage says and what it cost; and a summary.
     /// Throws a `PromptfoldError` (`INVALID_ARGUMENT`) for a price that is not a finite number
-    /// `>= 0` or a `cacheTtlMs` that is not a finite number `>= 0`, and computes nothing then.
+    /// `>= 0` or a `cacheTtlMs` that is not a finite number `>= 0`, and computes nothing then;
+    /// `OUT_OF_MEMORY` when the memory cannot hold the ledger.
     #[wasm_bindgen(js_name = cacheLedger, unchecked_return_type = "CacheLedger")]
     pub fn cache_ledger(&self, options: Option<JsCacheOptions>) -> Result<JsValue, JsValue> {
         let options = options.map(JsValue::from);
         let options = throw(options_from_js(options.as_ref()))?;
         let count = self.inner.cache_ledger_len();
+        throw(read_room::for_ledger(count))?;
         let mut packed = Packed::default();
-        packed.count(count);
         // Each entry takes about 20 numbers.
-        packed.numbers.reserve(count.saturating_mul(20));
+        throw(try_room(
+            &mut packed.numbers,
+            count.saturating_mul(20).saturating_add(1),
+        ))?;
+        packed.count(count);
         let summary = throw(self.inner.cache_ledger_into(&options, &mut packed))?;
         packed.summary(&summary);
         Ok(make_ledger(&packed.numbers, &packed.strings))

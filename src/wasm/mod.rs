@@ -17,6 +17,7 @@ mod numbers;
 mod open;
 mod outgoing;
 mod plain;
+mod read_room;
 mod slices;
 mod state;
 mod text;

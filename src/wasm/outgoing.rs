@@ -6,8 +6,10 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
+use crate::error::Error;
 use crate::input::event::safe_integer;
 use crate::input::json::JsonValue;
+use crate::room::try_room;
 use crate::views::chat::CardSource;
 use crate::wasm::cache;
 use crate::wasm::kept_texts::KeptTexts;
@@ -100,12 +102,23 @@ impl<'k> Outgoing<'k> {
         }
     }
 
-    /// An empty result whose texts come from `kept` (and are kept there).
-    pub fn keeping_texts(numbers: usize, kept: &'k mut KeptTexts) -> Outgoing<'k> {
-        Outgoing {
+    /// An empty result with room for `numbers` numbers, or [`Error::OutOfMemory`] when the
+    /// memory cannot give it (the numbers of a large read are its largest list).
+    pub fn try_with_capacity(numbers: usize) -> Result<Outgoing<'k>, Error> {
+        let mut out = Outgoing::with_capacity(0);
+        try_room(&mut out.numbers, numbers)?;
+        Ok(out)
+    }
+
+    /// [`Outgoing::try_with_capacity`], whose texts come from `kept` (and are kept there).
+    pub fn try_keeping_texts(
+        numbers: usize,
+        kept: &'k mut KeptTexts,
+    ) -> Result<Outgoing<'k>, Error> {
+        Ok(Outgoing {
             kept: Some(kept),
-            ..Outgoing::with_capacity(numbers)
-        }
+            ..Outgoing::try_with_capacity(numbers)?
+        })
     }
 
     /// Appends numbers.

@@ -11,7 +11,8 @@ use super::conversation::JsConversation;
 use super::convert::invalid;
 use super::error::throw;
 use super::outgoing::{length, make_slice, Outgoing};
-use super::trajectory::pack_request;
+use super::read_room;
+use super::trajectory::{pack_request, request_slots};
 use crate::error::Error;
 use crate::wasm::cache;
 
@@ -51,96 +52,109 @@ fn range_from_js(value: &JsValue) -> Result<Range<usize>, Error> {
     Ok(start..end)
 }
 
+/// How many rows of a list of `total` rows `range` holds (clamped as the slices clamp it).
+fn clamped_len(range: &Range<usize>, total: usize) -> usize {
+    range.end.min(total).saturating_sub(range.start.min(total))
+}
+
 #[wasm_bindgen(js_class = Conversation)]
 impl JsConversation {
     /// The chat cards `start..end` of `views().chat` (clamped to the cards), with their
     /// total: `{ total, start, cards }`, the same cards as those of `views()`, at the cost of
     /// the range whatever the window's size. Throws `INVALID_ARGUMENT` (and changes nothing)
-    /// unless `start` and `end` are integers with `0 <= start <= end`.
+    /// unless `start` and `end` are integers with `0 <= start <= end`, and `OUT_OF_MEMORY`
+    /// when the memory cannot hold the range's rows.
     #[wasm_bindgen(js_name = cardsSlice, unchecked_return_type = "CardsSlice")]
     pub fn cards_slice(
         &self,
         #[wasm_bindgen(unchecked_param_type = "SliceRange")] range: JsValue,
     ) -> Result<JsValue, JsValue> {
         let range = throw(range_from_js(&range))?;
+        let wanted = clamped_len(&range, self.conversation().view_counts().cards);
+        throw(read_room::for_cards(wanted))?;
         let slice = throw(self.conversation().cards_slice(range))?;
         let mut texts = self.take_texts();
         let value = cache::sharing(|| {
-            let mut out =
-                Outgoing::keeping_texts(slice.cards.len().saturating_mul(CARD_SLOTS), &mut texts);
+            let slots = slice.cards.len().saturating_mul(CARD_SLOTS);
+            let mut out = Outgoing::try_keeping_texts(slots, &mut texts)?;
             for card in &slice.cards {
                 pack_card(card, &mut out);
             }
-            make_slice(
+            Ok(make_slice(
                 &out.numbers,
                 &out.values,
                 List::Cards as u32,
                 length(slice.cards.len()),
                 slice.total as f64,
                 slice.start as f64,
-            )
+            ))
         });
         self.keep_texts(texts);
-        Ok(value)
+        throw(value)
     }
 
     /// The requests `start..end` of `views().trajectory.requests` (clamped), with their total:
     /// `{ total, start, requests }`, at the cost of the range whatever the window's size when
     /// each step's header facts lie around its `step/start` (as the harness writes them); in a
     /// window where they do not, the first call links every request (one pass, kept until a
-    /// load or prepend). Throws `INVALID_ARGUMENT` as `cardsSlice` does.
+    /// load or prepend). Throws as `cardsSlice` does.
     #[wasm_bindgen(js_name = requestsSlice, unchecked_return_type = "RequestsSlice")]
     pub fn requests_slice(
         &self,
         #[wasm_bindgen(unchecked_param_type = "SliceRange")] range: JsValue,
     ) -> Result<JsValue, JsValue> {
         let range = throw(range_from_js(&range))?;
+        let total = self.conversation().view_counts().requests;
+        throw(read_room::for_requests(clamped_len(&range, total), total))?;
         let slice = throw(self.conversation().requests_slice(range))?;
         let mut texts = self.take_texts();
         let value = cache::sharing(|| {
+            let slots = slice.requests.iter().map(request_slots);
             let mut out =
-                Outgoing::keeping_texts(slice.requests.len().saturating_mul(24), &mut texts);
+                Outgoing::try_keeping_texts(slots.fold(0, usize::saturating_add), &mut texts)?;
             for request in &slice.requests {
                 pack_request(request, &mut out);
             }
-            make_slice(
+            Ok(make_slice(
                 &out.numbers,
                 &out.values,
                 List::Requests as u32,
                 length(slice.requests.len()),
                 slice.total as f64,
                 slice.start as f64,
-            )
+            ))
         });
         self.keep_texts(texts);
-        Ok(value)
+        throw(value)
     }
 
     /// The event lines `start..end` of `lines()` (clamped), with their total:
-    /// `{ total, start, lines }`, at the cost of the range. Throws `INVALID_ARGUMENT` as
-    /// `cardsSlice` does.
+    /// `{ total, start, lines }`, at the cost of the range. Throws as `cardsSlice` does.
     #[wasm_bindgen(js_name = linesSlice, unchecked_return_type = "LinesSlice")]
     pub fn lines_slice(
         &self,
         #[wasm_bindgen(unchecked_param_type = "SliceRange")] range: JsValue,
     ) -> Result<JsValue, JsValue> {
         let range = throw(range_from_js(&range))?;
+        let events = self.conversation().events();
+        let wanted = clamped_len(&range, events.len());
+        let last = range.end.min(events.len()).checked_sub(1);
+        let state = self.state_size_by(last.and_then(|last| events.get(last)));
+        throw(read_room::for_lines(wanted, state))?;
         let slice = throw(self.conversation().lines_slice(range))?;
         let value = cache::sharing(|| {
-            let mut out = Outgoing::with_capacity(slice.lines.len().saturating_mul(16));
-            for line in &slice.lines {
-                super::data::pack_line(line, &mut out);
-            }
-            make_slice(
+            let mut out = Outgoing::try_with_capacity(0)?;
+            super::data::pack_lines(&slice.lines, &mut out)?;
+            Ok(make_slice(
                 &out.numbers,
                 &out.values,
                 List::Lines as u32,
                 length(slice.lines.len()),
                 slice.total as f64,
                 slice.start as f64,
-            )
+            ))
         });
-        Ok(value)
+        throw(value)
     }
 
     /// How many rows each list has: `{ cards, requests, lines }` (`views().chat`,

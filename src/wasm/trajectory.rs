@@ -28,18 +28,21 @@ pub(super) fn trajectory_slots(trajectory: &Trajectory) -> usize {
     let headers = trajectory.headers.iter().map(|header| {
         (3 + SNAPSHOT_SLOTS + 2).saturating_add(change_slots(header.change.as_ref()))
     });
-    let requests = trajectory.requests.iter().map(|request| {
-        let prompt = if request.prompt.is_some() {
-            SNAPSHOT_SLOTS
-        } else {
-            0
-        };
-        (4 + 1 + super::numbers::REQUEST_CONTEXT_SLOTS)
-            .saturating_add(prompt)
-            .saturating_add(change_slots(request.prompt_change.as_ref()))
-    });
+    let requests = trajectory.requests.iter().map(request_slots);
     let nodes = trajectory.system_prompts.len().saturating_mul(NODE_SLOTS);
     headers.chain(requests).fold(nodes, usize::saturating_add)
+}
+
+/// The numbers [`pack_request`] appends for `request`.
+pub(super) fn request_slots(request: &TrajectoryRequest) -> usize {
+    let prompt = if request.prompt.is_some() {
+        SNAPSHOT_SLOTS
+    } else {
+        0
+    };
+    (4 + 1 + super::numbers::REQUEST_CONTEXT_SLOTS)
+        .saturating_add(prompt)
+        .saturating_add(change_slots(request.prompt_change.as_ref()))
 }
 
 /// The numbers of a system prompt node.

@@ -66,6 +66,39 @@ test("malformed JSON text", () => {
   conversation.free();
 });
 
+/**
+ * Bytes whose `length` reads as that of a Uint8Array of `length` bytes (4 GiB or more: what
+ * wasm32 cannot hold, and what a u32 wraps), without allocating them: the real buffer holds a
+ * valid log, which a reader that believed a wrapped length would read (or part of it).
+ */
+function claimedLength(length) {
+  const text = new TextEncoder().encode('{"seq": 20, "time": 20, "type": "turn/start", "data": {"turn": 2}}\n');
+  class Claimed extends Uint8Array {
+    get length() {
+      return length;
+    }
+  }
+  return new Claimed(text);
+}
+
+test("bytes of 4 GiB or more: OUT_OF_MEMORY, not a wrapped length", () => {
+  // 2^32 wraps to 0 as a u32 (read as an empty batch), 2^32 + 21 to 21 (part of the log).
+  for (const length of [2 ** 32, 2 ** 32 + 21, 2 ** 40]) {
+    const bytes = claimedLength(length);
+    assert.ok(bytes instanceof Uint8Array);
+    const rejected = { code: "OUT_OF_MEMORY", index: undefined, seq: undefined };
+    expectRejected((c) => c.loadJson(bytes), rejected);
+    expectRejected((c) => c.appendJson(bytes), rejected);
+    expectRejected((c) => c.prependJson(bytes), rejected);
+    expectRejected((c) => c.feed(bytes), rejected);
+  }
+  // The same bytes under their own length are a valid batch: only the length is refused.
+  const conversation = loaded();
+  conversation.appendJson(new Uint8Array(claimedLength(0).buffer));
+  assert.equal(conversation.length, window.length + 1);
+  conversation.free();
+});
+
 test("a non-array", () => {
   expectRejected((c) => c.append({ seq: 20 }), { code: "NOT_AN_ARRAY" });
   expectRejected((c) => c.load("[]"), { code: "NOT_AN_ARRAY" });

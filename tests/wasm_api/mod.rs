@@ -190,14 +190,14 @@ fn run_case(name: &'static str, text: &str, checker: &mut Checker) -> Result<(),
 
     let mut loaded = JsConversation::new();
     loaded.load(events.clone().into(), load_options(has_more))?;
-    checker.check("window", &loaded.lines(), &expected["window"]);
+    checker.check("window", &loaded.lines()?, &expected["window"]);
     checker.check("final", &loaded.views()?, &expected["final"]);
 
     let mut live = JsConversation::new();
     for event in events.iter() {
         live.append(Array::of1(&event).into())?;
     }
-    checker.check("D1 live window", &live.lines(), &expected["window"]);
+    checker.check("D1 live window", &live.lines()?, &expected["window"]);
     checker.check("D1 live final", &live.views()?, &expected["final"]);
 
     let mut staged = JsConversation::new();
@@ -266,7 +266,7 @@ pub fn bad_input_leaves_window_unchanged() {
     let events = JSON::parse(r#"[{"seq":1,"time":1,"type":"system/message","data":{"turn":1,"step":1,"message":{"content":[{"type":"text","text":"A"}]}}}]"#)
         .unwrap_or(JsValue::UNDEFINED);
     assert!(conversation.load(events, None).is_ok());
-    let before = to_json(&conversation.lines());
+    let before = to_json(&conversation.lines().expect("lines"));
     let bad =
         JSON::parse(r#"[{"seq":2,"type":"x"},{"seq":2,"type":"x"}]"#).unwrap_or(JsValue::UNDEFINED);
     let error = conversation.append(bad).err().unwrap_or(JsValue::NULL);
@@ -285,7 +285,7 @@ pub fn bad_input_leaves_window_unchanged() {
         get(&error, "code").as_string().as_deref(),
         Some("MALFORMED_JSON")
     );
-    assert_eq!(to_json(&conversation.lines()), before);
+    assert_eq!(to_json(&conversation.lines().expect("lines")), before);
     let state = conversation.state_at(1.0);
     assert_eq!(get(&state, "uncertain").as_bool(), Some(false));
 }
