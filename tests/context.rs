@@ -847,3 +847,57 @@ fn appends_over_a_prompt_placed_below_the_window_count_after_prepends() {
         assert_eq!(totals.prompts_appended, 1, "from {from}");
     }
 }
+
+/// A prepend whose walk becomes uncertain where the window's did (a rewrite of a prompt before
+/// both starts) joins the window's walk there and keeps the rest: it walks two of the window's
+/// events, not all of them, and the window equals a fresh load.
+#[test]
+fn a_prepend_joins_the_window_walk_where_both_are_uncertain() {
+    let user = |seq: i64| {
+        event(
+            seq,
+            "user/message",
+            json!({ "message": { "role": "user", "content": [{ "type": "text", "text": "hi" }] } }),
+            json!("append"),
+        )
+    };
+    let mut log = vec![
+        event(1, "turn/start", json!({ "turn": 1 }), Value::Null),
+        system(2, json!([{ "type": "text", "text": "Be brief." }])),
+        user(3),
+        user(4),
+        event(
+            5,
+            "system/message",
+            json!({ "turn": 1, "step": 1, "message": { "role": "system",
+                "content": [{ "type": "text", "text": "Be terse." }] } }),
+            json!({ "op": "replace", "startSeq": 2, "endSeq": 2 }),
+        ),
+    ];
+    log.extend((6..30).map(user));
+    let events = parsed(&log);
+    let mut conversation = Conversation::new();
+    conversation
+        .load(
+            events[3..].to_vec(),
+            LoadOptions::default().with_has_more(true),
+        )
+        .unwrap();
+    let walked = gen::prepend_walked();
+    conversation
+        .prepend(
+            events[2..3].to_vec(),
+            LoadOptions::default().with_has_more(true),
+        )
+        .unwrap();
+    assert_eq!(gen::prepend_walked() - walked, 2);
+    let mut fresh = Conversation::new();
+    fresh
+        .load(
+            events[2..].to_vec(),
+            LoadOptions::default().with_has_more(true),
+        )
+        .unwrap();
+    assert_eq!(conversation.views(), fresh.views());
+    assert_eq!(conversation.context_totals(), fresh.context_totals());
+}
