@@ -2,7 +2,9 @@
 //! --toggle-collect='prepend_once::prepend'`): `prepend_once FILE WINDOW PAGE` loads the newest
 //! 9,000 events of FILE, prepends the pages of `bench/native/prepend.rs` (1,000, 8 x 10,000, 8,000,
 //! then 1,000 events) until the window holds at least WINDOW events, then the PAGE events before
-//! it through `prepend`, the one call counted.
+//! it through `prepend`, the one call counted. With `--fresh` after PAGE the window is the newest
+//! WINDOW events loaded by one `load` (as a viewer that opens a session newest-first has it)
+//! instead of built by prepends.
 // Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
 #![allow(
     clippy::unwrap_used,
@@ -22,9 +24,11 @@ fn main() {
     let path = args.get(1).expect("a workload");
     let window: usize = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(9_000);
     let page: usize = args.get(3).and_then(|n| n.parse().ok()).unwrap_or(1_000);
+    let fresh = args.get(4).is_some_and(|flag| flag == "--fresh");
     let text = std::fs::read_to_string(path).expect("readable workload");
     let events = parse_events(&text).expect("valid workload");
-    let mut start = events.len().saturating_sub(9_000);
+    let first = if fresh { window } else { 9_000 };
+    let mut start = events.len().saturating_sub(first);
     let mut conversation = Conversation::new();
     conversation
         .load(

@@ -8,6 +8,7 @@
 //! - [`hostile`]: invalid and hostile text made from those logs ([`hostile_text`]).
 //! - [`random`]: where the random choices come from.
 //! - [`surface_refolds`]: how many prepends folded the whole surface again.
+//! - [`prepend_walked`]: how many window events prepends walked again.
 //! - [`placed_links`]: how many requests slices linked by themselves.
 #![allow(
     missing_docs,
@@ -54,6 +55,12 @@ pub fn placed_links() -> (u64, u64) {
 /// found an endpoint the page moved; see docs/context.md), since the thread started.
 pub fn surface_refolds() -> u64 {
     crate::fold::surface::REFOLDS.with(std::cell::Cell::get)
+}
+
+/// The window events that prepends on this thread walked again before their walk joined the
+/// window's (all of them when it did not), since the thread started.
+pub fn prepend_walked() -> u64 {
+    crate::window::analysis::prepend::WALKED.with(std::cell::Cell::get)
 }
 
 /// Everything a window shows and keeps for the calls after a load, as JSON: its lines, views,

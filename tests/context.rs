@@ -792,3 +792,112 @@ fn request_contexts_and_totals() {
     let requests = loaded(&changed).views().trajectory.requests;
     assert!(requests[1].context.new_series);
 }
+
+/// A prompt appended while the only nonempty system node sits below the window start (a
+/// rewrite of a prompt the window does not hold) counts as appended to a nonempty one, and
+/// still does after each prepend: the count a prepend keeps equals a fresh load's.
+#[test]
+fn appends_over_a_prompt_placed_below_the_window_count_after_prepends() {
+    let rewrite = |seq: i64, of: i64| {
+        event(
+            seq,
+            "system/message",
+            json!({ "turn": 1, "step": 1, "message": { "role": "system",
+                "content": [{ "type": "text", "text": "Be terse." }] } }),
+            json!({ "op": "replace", "startSeq": of, "endSeq": of }),
+        )
+    };
+    let user = event(
+        2,
+        "user/message",
+        json!({ "message": { "role": "user", "content": [{ "type": "text", "text": "hi" }] } }),
+        json!("append"),
+    );
+    let log = vec![
+        system(1, json!([{ "type": "text", "text": "Be brief." }])),
+        user,
+        rewrite(3, 1),
+        system(4, json!([{ "type": "text", "text": "Also kind." }])),
+    ];
+    let events = parsed(&log);
+    let mut conversation = Conversation::new();
+    conversation
+        .load(
+            events[2..].to_vec(),
+            LoadOptions::default().with_has_more(true),
+        )
+        .unwrap();
+    for (from, more) in [(1, true), (0, false)] {
+        let start = from + 1;
+        conversation
+            .prepend(
+                events[from..start].to_vec(),
+                LoadOptions::default().with_has_more(more),
+            )
+            .unwrap();
+        let mut fresh = Conversation::new();
+        fresh
+            .load(
+                events[from..].to_vec(),
+                LoadOptions::default().with_has_more(more),
+            )
+            .unwrap();
+        let totals = conversation.context_totals();
+        assert_eq!(totals, fresh.context_totals(), "from {from}");
+        assert_eq!(totals.prompts_appended, 1, "from {from}");
+    }
+}
+
+/// A prepend whose walk becomes uncertain where the window's did (a rewrite of a prompt before
+/// both starts) joins the window's walk there and keeps the rest: it walks two of the window's
+/// events, not all of them, and the window equals a fresh load.
+#[test]
+fn a_prepend_joins_the_window_walk_where_both_are_uncertain() {
+    let user = |seq: i64| {
+        event(
+            seq,
+            "user/message",
+            json!({ "message": { "role": "user", "content": [{ "type": "text", "text": "hi" }] } }),
+            json!("append"),
+        )
+    };
+    let mut log = vec![
+        event(1, "turn/start", json!({ "turn": 1 }), Value::Null),
+        system(2, json!([{ "type": "text", "text": "Be brief." }])),
+        user(3),
+        user(4),
+        event(
+            5,
+            "system/message",
+            json!({ "turn": 1, "step": 1, "message": { "role": "system",
+                "content": [{ "type": "text", "text": "Be terse." }] } }),
+            json!({ "op": "replace", "startSeq": 2, "endSeq": 2 }),
+        ),
+    ];
+    log.extend((6..30).map(user));
+    let events = parsed(&log);
+    let mut conversation = Conversation::new();
+    conversation
+        .load(
+            events[3..].to_vec(),
+            LoadOptions::default().with_has_more(true),
+        )
+        .unwrap();
+    let walked = gen::prepend_walked();
+    conversation
+        .prepend(
+            events[2..3].to_vec(),
+            LoadOptions::default().with_has_more(true),
+        )
+        .unwrap();
+    assert_eq!(gen::prepend_walked() - walked, 2);
+    let mut fresh = Conversation::new();
+    fresh
+        .load(
+            events[2..].to_vec(),
+            LoadOptions::default().with_has_more(true),
+        )
+        .unwrap();
+    assert_eq!(conversation.views(), fresh.views());
+    assert_eq!(conversation.context_totals(), fresh.context_totals());
+}

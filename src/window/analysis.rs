@@ -20,7 +20,7 @@ use crate::views::trajectory::{HeaderFact, Trajectory, TrajectoryBuilder};
 use crate::views::{EventLine, Views};
 
 pub(crate) mod compare;
-mod prepend;
+pub(crate) mod prepend;
 mod slices;
 
 /// What a run of events changed: cards added, cards whose anchor moved, and the trajectory.

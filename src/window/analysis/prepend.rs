@@ -19,6 +19,12 @@ use crate::views::splice::ListSplice;
 use crate::views::ConversationChange;
 use crate::window::analysis::compare::compare_chat;
 
+#[cfg(feature = "testkit")]
+thread_local! {
+    /// The window events that prepends on this thread walked again.
+    pub(crate) static WALKED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 impl Analysis {
     /// Makes this the analysis of `page` followed by `window`, the events it walked (all newer
     /// than the page), and returns what changed.
@@ -34,17 +40,36 @@ impl Analysis {
         for event in page {
             new.walk(event, &mut ignored);
         }
-        // The old walk's locations, which its analysis does not keep.
+        // The old walk's locations, which its analysis does not keep: caught up only where the
+        // walks may converge (a walk that stays certain never needs them).
         let mut old_locator = Locator::default();
+        let mut located = 0;
         let mut joined = None;
-        for event in window {
+        for (index, event) in window.iter().enumerate() {
             new.walk(event, &mut ignored);
-            old_locator.locate(event);
-            if new.converged(self, &old_locator, event) {
+            if !new.both_uncertain(self, event) {
+                continue;
+            }
+            let through = index.saturating_add(1);
+            for passed in window.get(located..through).unwrap_or_default() {
+                old_locator.locate(passed);
+            }
+            located = through;
+            if new.locator == old_locator && same_last_header(&new, self, event.seq) {
                 joined = Some(event.seq);
                 break;
             }
         }
+        #[cfg(feature = "testkit")]
+        WALKED.with(|count| {
+            let walked = if joined.is_some() {
+                located
+            } else {
+                window.len()
+            };
+            let walked = u64::try_from(walked).unwrap_or(u64::MAX);
+            count.set(count.get().saturating_add(walked));
+        });
         // The surface fold takes the page by itself (see `SurfaceFold::prepend`).
         let mut surface = std::mem::take(&mut self.surface);
         let contexts_changed = surface.prepend(page, window);
@@ -56,9 +81,10 @@ impl Analysis {
                 torn_tail: None,
                 splices: Default::default(),
             },
+            // Comparing the trajectories builds both: not when the contexts tell already.
             None => ConversationChange {
-                trajectory_changed: self.trajectory_differs_apart_from_contexts(&new)
-                    || contexts_changed,
+                trajectory_changed: contexts_changed
+                    || self.trajectory_differs_apart_from_contexts(&new),
                 chat: compare_chat(self, &new),
                 torn_tail: None,
                 splices: Default::default(),
@@ -70,16 +96,14 @@ impl Analysis {
         change
     }
 
-    /// Whether this walk, just after `event`, carries what `old`'s walk carried after it.
-    fn converged(&self, old: &Analysis, old_locator: &Locator, event: &SessionEvent) -> bool {
+    /// Whether `event` is relevant and both this walk and `old`'s are uncertain just after it:
+    /// where the walks may converge (they have when, besides, the locations and the latest
+    /// header are the same).
+    fn both_uncertain(&self, old: &Analysis, event: &SessionEvent) -> bool {
         let uncertain = |state: Option<&crate::fold::SystemPromptState>| {
             state.is_some_and(|state| state.is_uncertain())
         };
-        event.is_relevant()
-            && uncertain(self.states.last())
-            && uncertain(old.state_at(event.seq))
-            && self.locator == *old_locator
-            && same_last_header(self, old, event.seq)
+        event.is_relevant() && uncertain(self.states.last()) && uncertain(old.state_at(event.seq))
     }
 
     /// Joins `old`'s data of the events after `through` onto this walk, which ends there, and
