@@ -1,6 +1,6 @@
 // JSON lengths: JSON.stringify(value).length, walking plain data without writing its text.
 
-import { isOmitted, isPlainArray, isPlainRecord, nothingInherited } from "./plain.js";
+import { isOmitted, isPlainArray, isPlainMember, nothingInherited } from "./plain.js";
 
 // JSON.stringify(value).length (null's for what JSON leaves out), -1 when JSON cannot write it.
 // Plain data is walked without writing the text: a tool result's block written out only to be
@@ -63,7 +63,7 @@ function walkedJsonLength(value, depth) {
     }
     return length;
   }
-  if (!isPlainRecord(value)) return NOT_WALKED;
+  if (!isPlainMember(value)) return NOT_WALKED;
   let length = 1,
     members = 0;
   for (const key in value) {

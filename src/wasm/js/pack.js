@@ -11,10 +11,13 @@ import {
   AS_JSON,
   isOmitted,
   isPlainArray,
+  isPlainBlock,
   isPlainData,
   isPlainEvent,
+  isPlainHeader,
   isPlainHeaderData,
-  isPlainRecord,
+  isPlainMessage,
+  isPlainSurfaceOp,
   isSimple,
 } from "./plain.js";
 import { Previous } from "./same-json.js";
@@ -206,7 +209,7 @@ class Packer {
     if (surfaceOp === "append") {
       op = 1;
     } else if (surfaceOp !== null && !isOmitted(surfaceOp)) {
-      if (!isPlainRecord(surfaceOp) || surfaceOp.op !== "replace") throw AS_JSON;
+      if (!isPlainSurfaceOp(surfaceOp) || surfaceOp.op !== "replace") throw AS_JSON;
       start = surfaceOp.startSeq;
       end = surfaceOp.endSeq;
       if (typeof start !== "number" || !Number.isFinite(start) || typeof end !== "number" || !Number.isFinite(end)) {
@@ -245,7 +248,7 @@ class Packer {
     let usage;
     if (data !== undefined) {
       const message = data.message;
-      if (isPlainRecord(message) && !isOmitted(message.usage)) usage = message.usage;
+      if (isPlainMessage(message) && !isOmitted(message.usage)) usage = message.usage;
       else if (!isOmitted(data.usage)) usage = data.usage;
     }
     if (usage === undefined) return this.push(-1);
@@ -269,14 +272,14 @@ class Packer {
       blocks = 0,
       joined = "",
       known = true;
-    if (isPlainRecord(message)) {
+    if (isPlainMessage(message)) {
       const content = message.content;
       if (isPlainArray(content)) {
         blocks = content.length;
         for (let i = 0; i < content.length; i++) {
           const block = content[i];
-          if (!isSimple(block) && !isPlainRecord(block) && !isPlainArray(block)) throw AS_JSON;
-          if (isPlainRecord(block)) {
+          if (!isSimple(block) && !isPlainBlock(block) && !isPlainArray(block)) throw AS_JSON;
+          if (isPlainBlock(block)) {
             const { type, text } = block;
             if (type === "text" && typeof text === "string") {
               length += this.write(text);
@@ -319,7 +322,7 @@ class Packer {
       header = data.header;
     }
     let config, tools;
-    if (isPlainRecord(header)) ({ config, tools } = header);
+    if (isPlainHeader(header)) ({ config, tools } = header);
     else if (!isSimple(header)) throw AS_JSON;
     this.push(reason);
     this.push(startsSeries ? 1 : 0);

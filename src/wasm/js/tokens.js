@@ -2,11 +2,11 @@
 // here from the objects (src/wasm/js/pack.js sends them with each message).
 
 import { jsonLength } from "./json-length.js";
-import { AS_JSON, isOmitted, isPlainArray, isPlainRecord, isSimple } from "./plain.js";
+import { AS_JSON, isOmitted, isPlainArray, isPlainBlock, isPlainMessage, isPlainRecord, isSimple } from "./plain.js";
 
 // A message's content (see src/input/parse/packed.rs: the content JSON text would give).
 export function messageContent(message) {
-  if (isPlainRecord(message)) return message.content;
+  if (isPlainMessage(message)) return message.content;
   if (isSimple(message) || isPlainArray(message)) return undefined;
   throw AS_JSON;
 }
@@ -26,7 +26,7 @@ export function contentTokens(content) {
 // The token cost of one block. A block JSON cannot write (a BigInt, a cycle) costs what null
 // costs, as slimContent writes it.
 function blockTokens(block) {
-  if (isPlainRecord(block)) {
+  if (isPlainBlock(block)) {
     const type = block.type;
     if (!isSimple(type)) throw AS_JSON;
     if (type === "text" || type === "reasoning") {
