@@ -9,28 +9,16 @@
 // PROMPTFOLD_WEB=dir tests another web build (the folder of promptfold.js and its .wasm).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { repoRoot } from "./cases.mjs";
-import { capMemory } from "./kit/memory.mjs";
-import { sessionEvents } from "./kit/session.mjs";
+import { cappedPromptfold } from "./kit/memory.mjs";
+import { sessionLog } from "./kit/session.mjs";
 
 const MiB = 1024 * 1024;
 const MAX_MIB = 96;
-const webDir = process.env.PROMPTFOLD_WEB || join(repoRoot, "pkg", "web");
-
-const promptfold = await import(pathToFileURL(join(webDir, "promptfold.js")).href);
-const wasm = readFileSync(join(webDir, "promptfold_bg.wasm"));
-promptfold.initSync({ module: capMemory(wasm, (MAX_MIB * MiB) / 65536) });
-const { Conversation, wasmMemoryBytes } = promptfold;
+const { Conversation, wasmMemoryBytes } = await cappedPromptfold(MAX_MIB);
 
 /** JSON lines text of a small-profile session of `count` events after a header. */
 function log(count, seed) {
-  const header = { type: "session", version: 4, id: "s-limit", createdAt: 1_700_000_000_000, cwd: "/w" };
-  const lines = [JSON.stringify(header)];
-  for (const event of sessionEvents({ profile: "small", seed, maxEvents: count })) lines.push(JSON.stringify(event));
-  return `${lines.join("\n")}\n`;
+  return sessionLog("s-limit", { profile: "small", seed, maxEvents: count }, 1_700_000_000_000);
 }
 
 const ALL = { start: 0, end: Number.MAX_SAFE_INTEGER };
@@ -125,12 +113,9 @@ test("lines() of a window whose every line holds thousands of replacements throw
   // Each line carries its own copy of the state's replacements, which a prune-heavy log gathers
   // by the thousand: the lines of this window need several times the memory (as those of
   // bench/data/prune-32k need more than 4 GiB), though the window itself fits.
-  const header = { type: "session", version: 4, id: "s-prunes", createdAt: 1_700_000_000_000, cwd: "/w" };
-  const rows = [JSON.stringify(header)];
   const options = { profile: "small", seed: 5, maxEvents: 12_000, pruneEvery: 1, compactEvery: 1e9, rewriteEvery: 1e9 };
-  for (const event of sessionEvents(options)) rows.push(JSON.stringify(event));
   const window = new Conversation();
-  window.loadJson(`${rows.join("\n")}\n`);
+  window.loadJson(sessionLog("s-prunes", options, 1_700_000_000_000));
   const last = window.linesSlice({ start: window.length - 1, end: window.length }).lines[0];
   assert.ok(last.system.replacements.length > 1_000, `${last.system.replacements.length} replacements`);
   const before = JSON.stringify(window.views());

@@ -7,28 +7,16 @@
 // PROMPTFOLD_WEB=dir tests another web build (the folder of promptfold.js and its .wasm).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { repoRoot } from "./cases.mjs";
-import { capMemory } from "./kit/memory.mjs";
-import { sessionEvents } from "./kit/session.mjs";
+import { cappedPromptfold } from "./kit/memory.mjs";
+import { sessionLog } from "./kit/session.mjs";
 
 const MiB = 1024 * 1024;
 const MAX_MIB = 96;
-const webDir = process.env.PROMPTFOLD_WEB || join(repoRoot, "pkg", "web");
-
-const promptfold = await import(pathToFileURL(join(webDir, "promptfold.js")).href);
-const wasm = readFileSync(join(webDir, "promptfold_bg.wasm"));
-promptfold.initSync({ module: capMemory(wasm, (MAX_MIB * MiB) / 65536) });
-const { Conversation, wasmMemoryBytes } = promptfold;
+const { Conversation, wasmMemoryBytes } = await cappedPromptfold(MAX_MIB);
 
 /** JSON lines text of a small-profile session of `count` events after a header. */
 function log(count, seed = 7) {
-  const header = { type: "session", version: 4, id: "s-limit", createdAt: 1_700_000_000_000, cwd: "/w" };
-  const lines = [JSON.stringify(header)];
-  for (const event of sessionEvents({ profile: "small", seed, maxEvents: count })) lines.push(JSON.stringify(event));
-  return `${lines.join("\n")}\n`;
+  return sessionLog("s-limit", { profile: "small", seed, maxEvents: count }, 1_700_000_000_000);
 }
 
 const encoder = new TextEncoder();

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as fzstd from "fzstd";
 import { repoRoot } from "./cases.mjs";
-import { sessionEvents } from "./kit/session.mjs";
+import { sessionLog } from "./kit/session.mjs";
 import { promptfold } from "./promptfold.mjs";
 
 const { openSession } = promptfold;
@@ -20,10 +20,7 @@ const KiB = 1024;
 
 /** A JSON lines log: header, then `bytes` of generated events (some lines longer than 16 KiB). */
 function log(bytes, seed = 7) {
-  const header = { type: "session", version: 4, id: "s-newest", createdAt: 1_790_000_000_000, cwd: "/w" };
-  const lines = [JSON.stringify(header)];
-  for (const event of sessionEvents({ profile: "large", seed, maxBytes: bytes })) lines.push(JSON.stringify(event));
-  return encoder.encode(`${lines.join("\n")}\n`);
+  return encoder.encode(sessionLog("s-newest", { profile: "large", seed, maxBytes: bytes }));
 }
 
 function shown(conversation) {

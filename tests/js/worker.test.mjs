@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { repoRoot } from "./cases.mjs";
-import { sessionEvents } from "./kit/session.mjs";
+import { sessionLog } from "./kit/session.mjs";
 import { promptfold } from "./promptfold.mjs";
 
 const { WorkerConversation } = await import(join(repoRoot, "pkg", "worker", "client.js"));
@@ -17,10 +17,7 @@ const nodeWorker = join(repoRoot, "pkg", "worker", "node.mjs");
 const KiB = 1024;
 
 function log(bytes, seed) {
-  const header = { type: "session", version: 4, id: `s-${seed}`, createdAt: 1_790_000_000_000, cwd: "/w" };
-  const lines = [JSON.stringify(header)];
-  for (const event of sessionEvents({ profile: "large", seed, maxBytes: bytes })) lines.push(JSON.stringify(event));
-  return new TextEncoder().encode(`${lines.join("\n")}\n`);
+  return new TextEncoder().encode(sessionLog(`s-${seed}`, { profile: "large", seed, maxBytes: bytes }));
 }
 
 const dir = mkdtempSync(join(tmpdir(), "promptfold-worker-"));

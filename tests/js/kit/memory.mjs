@@ -1,6 +1,10 @@
 // A WebAssembly module's memory given a maximum: the stand-in for wasm32's 4 GiB ceiling that the
 // capped-memory tests (memory-limit*.test.mjs) run the web build's module under.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { repoRoot } from "../cases.mjs";
 
 /** Reads an unsigned LEB128 at `at`: [value, next offset]. */
 function readLeb(bytes, at) {
@@ -48,4 +52,13 @@ export function capMemory(wasm, pages) {
     at = body + size;
   }
   throw new Error("no memory section");
+}
+
+/** The web build's module (PROMPTFOLD_WEB or pkg/web) with its memory capped at `maxMiB` MiB. */
+export async function cappedPromptfold(maxMiB) {
+  const webDir = process.env.PROMPTFOLD_WEB || join(repoRoot, "pkg", "web");
+  const promptfold = await import(pathToFileURL(join(webDir, "promptfold.js")).href);
+  const wasm = readFileSync(join(webDir, "promptfold_bg.wasm"));
+  promptfold.initSync({ module: capMemory(wasm, (maxMiB * 1024 * 1024) / 65536) });
+  return promptfold;
 }

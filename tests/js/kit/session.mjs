@@ -239,3 +239,14 @@ export function* sessionEvents({
     yield* out(event("turn/end", { turn }));
   }
 }
+
+/**
+ * A session log as the harness writes it, JSON lines text: a `session` header line with `id`
+ * (and `createdAt`), then one line per event `sessionEvents(options)` yields.
+ */
+export function sessionLog(id, options, createdAt = 1_790_000_000_000) {
+  const header = { type: "session", version: 4, id, createdAt, cwd: "/w" };
+  const lines = [JSON.stringify(header)];
+  for (const event of sessionEvents(options)) lines.push(JSON.stringify(event));
+  return `${lines.join("\n")}\n`;
+}
