@@ -342,7 +342,8 @@ pub fn run(args: &ShowArgs, options: &promptfold::CacheOptions) -> Result<bool, 
             cache_ledger: &ledger,
         };
         serde_json::to_writer_pretty(&mut out, &document)
-            .map_err(|error| std::io::Error::other(error.to_string()))
+            // `From` keeps a write error's kind: a closed pipe ends the run quietly.
+            .map_err(std::io::Error::from)
             .and_then(|()| writeln!(out))
     } else {
         text(
