@@ -1,8 +1,42 @@
 //! `--prices FILE`: prices per million tokens, a default and per model, in the library's shape.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use promptfold::{CacheOptions, Prices};
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+
+/// The members a prices file may hold: a misspelled one would otherwise be ignored, and the
+/// report would show no cost without saying why.
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an object with the members \"default\" and \"models\""
+)]
+struct Members {
+    #[serde(rename = "default")]
+    _default: Option<PriceMembers>,
+    #[serde(rename = "models")]
+    _models: Option<BTreeMap<String, PriceMembers>>,
+}
+
+/// The members of one model's prices (their values are checked by the library's types).
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an object of prices: \"input\", \"cacheRead\", \"cacheWrite\", \"output\""
+)]
+struct PriceMembers {
+    #[serde(rename = "input")]
+    _input: Option<IgnoredAny>,
+    #[serde(rename = "cacheRead")]
+    _cache_read: Option<IgnoredAny>,
+    #[serde(rename = "cacheWrite")]
+    _cache_write: Option<IgnoredAny>,
+    #[serde(rename = "output")]
+    _output: Option<IgnoredAny>,
+}
 
 /// Reads a prices file (`{"default": {...}, "models": {"<model id>": {...}}}`, each
 /// `{"input", "cacheRead", "cacheWrite"?, "output"}`) and checks it as the ledger does.
@@ -10,6 +44,8 @@ pub fn read(path: &Path) -> Result<Prices, String> {
     let shown = path.display();
     let text = std::fs::read_to_string(path)
         .map_err(|error| format!("cannot read the prices file {shown}: {error}"))?;
+    serde_json::from_str::<Members>(&text)
+        .map_err(|error| format!("the prices file {shown} is not valid: {error}"))?;
     let prices: Prices = serde_json::from_str(&text)
         .map_err(|error| format!("the prices file {shown} is not valid: {error}"))?;
     let options = CacheOptions {

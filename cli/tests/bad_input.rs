@@ -269,3 +269,61 @@ fn a_batch_of_good_files_exits_0_and_a_usage_error_exits_2() {
     let help = run_in(dir.path(), &["report", "--help"]);
     assert!(help.stdout.contains("Examples:") && help.stdout.contains("Exit status"));
 }
+
+#[test]
+fn a_prices_file_with_an_unknown_member_is_a_usage_error_that_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path(),
+        "a/s/session.v4.jsonl",
+        &example("cache-breaks.jsonl"),
+    );
+    // Misspelled members used to be ignored: no cost anywhere, and nothing said why.
+    for (prices, member) in [
+        (
+            r#"{"defaults":{"input":1,"cacheRead":0.1,"output":2}}"#,
+            "defaults",
+        ),
+        (
+            r#"{"default":{"input":1,"cacheRead":0.1,"output":2,"cachewrite":1.25}}"#,
+            "cachewrite",
+        ),
+        (
+            r#"{"models":{"m":{"input":1,"cacheRead":0.1,"output":2,"cache_read":0}}}"#,
+            "cache_read",
+        ),
+    ] {
+        put(dir.path(), "prices.json", prices.as_bytes());
+        let report = run_in(dir.path(), &["report", "a", "--prices", "prices.json"]);
+        assert_eq!(report.code, 2, "{prices}: {}", report.stderr);
+        assert!(report.stdout.is_empty(), "{prices}");
+        assert!(
+            report.stderr.contains(&format!("`{member}`")),
+            "{}",
+            report.stderr
+        );
+        let show = run_in(
+            dir.path(),
+            &["show", "a/s/session.v4.jsonl", "--prices", "prices.json"],
+        );
+        assert_eq!(show.code, 2, "{prices}: {}", show.stderr);
+    }
+    // A file that is not an object of prices at all.
+    put(dir.path(), "prices.json", b"[]");
+    assert_eq!(
+        run_in(dir.path(), &["report", "a", "--prices", "prices.json"]).code,
+        2
+    );
+    // The members as documented, `cacheWrite` included, still give the money columns.
+    put(
+        dir.path(),
+        "prices.json",
+        br#"{"default":{"input":1,"cacheRead":0.1,"cacheWrite":1.25,"output":2},"models":{"m":{"input":1,"cacheRead":0.1,"output":2}}}"#,
+    );
+    let good = run_in(
+        dir.path(),
+        &["report", "a", "--prices", "prices.json", "--format", "json"],
+    );
+    assert_eq!(good.code, 0, "{}", good.stderr);
+    assert!(json(&good)["totals"]["cost"].as_f64().unwrap() > 0.0);
+}
