@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use promptfold::{CacheOptions, Prices};
-use serde::de::IgnoredAny;
-use serde::Deserialize;
+use serde::de::Visitor;
+use serde::{Deserialize, Deserializer};
 
 /// The members a prices file may hold: a misspelled one would otherwise be ignored, and the
 /// report would show no cost without saying why.
@@ -21,7 +21,7 @@ struct Members {
     _models: Option<BTreeMap<String, PriceMembers>>,
 }
 
-/// The members of one model's prices (their values are checked by the library's types).
+/// The members of one model's prices.
 #[derive(Deserialize)]
 #[serde(
     deny_unknown_fields,
@@ -29,13 +29,45 @@ struct Members {
 )]
 struct PriceMembers {
     #[serde(rename = "input")]
-    _input: Option<IgnoredAny>,
+    _input: Number,
     #[serde(rename = "cacheRead")]
-    _cache_read: Option<IgnoredAny>,
+    _cache_read: Number,
     #[serde(rename = "cacheWrite")]
-    _cache_write: Option<IgnoredAny>,
+    _cache_write: Option<Number>,
     #[serde(rename = "output")]
-    _output: Option<IgnoredAny>,
+    _output: Number,
+}
+
+/// A price's value: any JSON number (the ledger's options check its range). Its own visitor, so
+/// that a string says "expected a number", not serde's "expected f64".
+struct Number;
+
+impl<'de> Deserialize<'de> for Number {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Number, D::Error> {
+        deserializer.deserialize_f64(NumberVisitor)
+    }
+}
+
+struct NumberVisitor;
+
+impl Visitor<'_> for NumberVisitor {
+    type Value = Number;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("a number")
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Number, E> {
+        Ok(Number)
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Number, E> {
+        Ok(Number)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Number, E> {
+        Ok(Number)
+    }
 }
 
 /// Reads a prices file (`{"default": {...}, "models": {"<model id>": {...}}}`, each

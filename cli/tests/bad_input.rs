@@ -308,6 +308,19 @@ fn a_prices_file_with_an_unknown_member_is_a_usage_error_that_names_it() {
         );
         assert_eq!(show.code, 2, "{prices}: {}", show.stderr);
     }
+    // A price that is not a number is named in JSON's words, not Rust's ("expected f64").
+    put(
+        dir.path(),
+        "prices.json",
+        br#"{"default":{"input":"3","cacheRead":0.1,"output":2}}"#,
+    );
+    let report = run_in(dir.path(), &["report", "a", "--prices", "prices.json"]);
+    assert_eq!(report.code, 2);
+    assert!(
+        report.stderr.contains("expected a number") && !report.stderr.contains("f64"),
+        "{}",
+        report.stderr
+    );
     // A file that is not an object of prices at all.
     put(dir.path(), "prices.json", b"[]");
     assert_eq!(
