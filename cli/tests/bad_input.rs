@@ -340,3 +340,60 @@ fn a_prices_file_with_an_unknown_member_is_a_usage_error_that_names_it() {
     assert_eq!(good.code, 0, "{}", good.stderr);
     assert!(json(&good)["totals"]["cost"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn control_characters_from_a_log_never_reach_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    // An id, a cwd and a tool name holding an escape sequence, a bell and a line end (JSON
+    // escapes in the file): printed raw, they would recolour or retitle the terminal and break
+    // the table's rows.
+    let text = String::from_utf8(example("cache-breaks.jsonl")).unwrap();
+    let text = text
+        .replacen(
+            "\"id\":\"sess-cache-breaks\"",
+            "\"id\":\"sess\\u001b[31m\\nred\\u0007\"",
+            1,
+        )
+        .replacen("\"cwd\":\"/w\"", "\"cwd\":\"/w\\u001b]0;owned\\u0007\"", 1)
+        .replace("gh_pr_draft", "gh\\u001b[2Jpr");
+    put(dir.path(), "a/s/session.v4.jsonl", text.as_bytes());
+    let clean = |out: &str| !out.chars().any(|c| c.is_control() && c != '\n');
+
+    let show = run_in(dir.path(), &["show", "a/s/session.v4.jsonl"]);
+    assert_eq!(show.code, 0, "{}", show.stderr);
+    assert!(clean(&show.stdout), "{:?}", show.stdout);
+    let first = show.stdout.lines().next().unwrap();
+    assert!(first.contains(r"sess\u{1b}[31m\nred\u{7}"), "{first}");
+    assert!(first.contains(r"/w\u{1b}]0;owned\u{7}"), "{first}");
+    assert!(show.stdout.contains(r"+gh\u{1b}[2Jpr"), "{}", show.stdout);
+
+    let table = run_in(dir.path(), &["report", "a", "--quiet"]);
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    assert!(clean(&table.stdout), "{:?}", table.stdout);
+    // One row for the session: its line starts with the escaped id.
+    let rows: Vec<&str> = table
+        .stdout
+        .lines()
+        .filter(|line| line.starts_with("sess"))
+        .collect();
+    assert_eq!(rows.len(), 1, "{}", table.stdout);
+    assert!(rows[0].starts_with(r"sess\u{1b}[31m\nr"), "{}", rows[0]);
+
+    // A file name holding an escape sequence, named on stderr as a problem.
+    put(dir.path(), "a/bad\u{1b}[31m.jsonl", b"not json\n");
+    let problems = run_in(dir.path(), &["report", "a", "--quiet"]);
+    assert_eq!(problems.code, 1, "{}", problems.stderr);
+    assert!(clean(&problems.stderr), "{:?}", problems.stderr);
+    assert!(
+        problems.stderr.contains(r"bad\u{1b}[31m.jsonl"),
+        "{}",
+        problems.stderr
+    );
+
+    // The machine formats keep the text as it is (JSON escapes it; CSV quotes it).
+    let json = json(&run_in(
+        dir.path(),
+        &["report", "a", "--quiet", "--format", "json"],
+    ));
+    assert_eq!(json["sessions"][0]["sessionId"], "sess\u{1b}[31m\nred\u{7}");
+}
