@@ -265,6 +265,20 @@ fn a_batch_of_good_files_exits_0_and_a_usage_error_exits_2() {
         2
     );
     assert_eq!(run_in(dir.path(), &["show", "missing.jsonl"]).code, 1);
+    // A thread count past the cap is refused before any thread starts (-j 100000 used to
+    // spawn threads for minutes, the machine's load average in the hundreds). 1025 first: on a
+    // build without the cap it fails there, in seconds.
+    assert_eq!(
+        run_in(dir.path(), &["report", "a", "-q", "-j", "1025"]).code,
+        2
+    );
+    let jobs = run_in(dir.path(), &["report", "a", "--quiet", "--jobs", "100000"]);
+    assert_eq!(jobs.code, 2, "{}", jobs.stderr);
+    assert!(jobs.stderr.contains("--jobs"), "{}", jobs.stderr);
+    assert_eq!(
+        run_in(dir.path(), &["report", "a", "-q", "-j", "2"]).code,
+        0
+    );
     assert_eq!(run_in(dir.path(), &["--help"]).code, 0);
     let help = run_in(dir.path(), &["report", "--help"]);
     assert!(help.stdout.contains("Examples:") && help.stdout.contains("Exit status"));
