@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::output::printable;
+use crate::printable::printable;
 
 /// The classes of bad input (docs/cli.md lists each with an example).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

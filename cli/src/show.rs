@@ -8,7 +8,7 @@ use promptfold::{
 use serde::Serialize;
 
 use crate::args::ShowArgs;
-use crate::output::printable;
+use crate::printable::printable;
 use crate::problem::{Problem, ProblemKind};
 use crate::row::Header;
 use crate::source::{read_session, Outcome};
