@@ -77,6 +77,10 @@ pub enum Format {
     Csv,
 }
 
+/// The most threads `--jobs` may ask for: more only contend for the cores and the disk, and
+/// an unbounded count (`-j 100000`) had the machine spawning threads for minutes.
+pub const MAX_JOBS: i64 = 1024;
+
 /// `promptfold report PATH...`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -100,9 +104,9 @@ pub struct ReportArgs {
     /// No progress bar and no summary line on stderr (errors are still printed).
     #[arg(long, short)]
     pub quiet: bool,
-    /// Threads reading sessions (default: one per core).
-    #[arg(long, short, value_name = "N")]
-    pub jobs: Option<usize>,
+    /// Threads reading sessions (default: one per core; at most 1024).
+    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(..=MAX_JOBS))]
+    pub jobs: Option<u16>,
     /// The ledger's options.
     #[command(flatten)]
     pub ledger: LedgerArgs,

@@ -7,6 +7,7 @@ mod discover;
 mod facts;
 mod output;
 mod prices;
+mod printable;
 mod problem;
 mod progress;
 mod report;

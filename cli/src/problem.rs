@@ -2,6 +2,8 @@
 
 use serde::Serialize;
 
+use crate::printable::printable;
+
 /// The classes of bad input (docs/cli.md lists each with an example).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -61,10 +63,10 @@ impl std::fmt::Display for Problem {
         write!(
             f,
             "{}: {} ({}): {}",
-            self.path,
+            printable(&self.path),
             self.kind.name(),
             outcome,
-            self.reason
+            printable(&self.reason)
         )
     }
 }

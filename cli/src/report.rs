@@ -155,7 +155,7 @@ pub fn build(args: &ReportArgs, options: &CacheOptions) -> Report {
 /// Runs `report`: builds it, names each problem on stderr, writes the format asked for.
 pub fn run(args: &ReportArgs, options: &CacheOptions) -> Result<bool, Failure> {
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.unwrap_or(0))
+        .num_threads(args.jobs.map_or(0, usize::from))
         .build()
         .map_err(|error| Failure::Usage(format!("cannot start the threads: {error}")))?;
     let report = pool.install(|| build(args, options));

@@ -8,6 +8,7 @@ use promptfold::{
 use serde::Serialize;
 
 use crate::args::ShowArgs;
+use crate::printable::printable;
 use crate::problem::{Problem, ProblemKind};
 use crate::row::Header;
 use crate::source::{read_session, Outcome};
@@ -141,7 +142,7 @@ fn text(
     writeln!(
         out,
         "session {}  format {}  created {}  cwd {}",
-        header.id.as_deref().unwrap_or("-"),
+        printable(header.id.as_deref().unwrap_or("-")),
         header
             .version
             .map_or_else(|| "-".to_string(), |v| v.to_string()),
@@ -149,11 +150,12 @@ fn text(
             .created_at
             .and_then(date_of)
             .unwrap_or_else(|| "-".to_string()),
-        cwd.as_deref().unwrap_or("-"),
+        printable(cwd.as_deref().unwrap_or("-")),
     )?;
     writeln!(
         out,
-        "file {path}: {bytes} bytes, {} events",
+        "file {}: {bytes} bytes, {} events",
+        printable(path),
         conversation.len()
     )?;
 
@@ -219,7 +221,7 @@ fn text(
             event.seq,
             step_label(turn, event.step()),
             name,
-            sections
+            printable(&sections)
         )?;
     }
     if first {
@@ -265,7 +267,8 @@ fn text(
                 .map_or_else(|| "-".to_string(), |read| read.to_string()),
             causes,
         );
-        writeln!(out, "{}", line.trim_end())?;
+        // Tool, model and section names come from the log.
+        writeln!(out, "{}", printable(line.trim_end()))?;
     }
     let summary = &ledger.summary;
     let percent =
@@ -342,7 +345,8 @@ pub fn run(args: &ShowArgs, options: &promptfold::CacheOptions) -> Result<bool, 
             cache_ledger: &ledger,
         };
         serde_json::to_writer_pretty(&mut out, &document)
-            .map_err(|error| std::io::Error::other(error.to_string()))
+            // `From` keeps a write error's kind: a closed pipe ends the run quietly.
+            .map_err(std::io::Error::from)
             .and_then(|()| writeln!(out))
     } else {
         text(

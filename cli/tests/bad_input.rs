@@ -265,7 +265,149 @@ fn a_batch_of_good_files_exits_0_and_a_usage_error_exits_2() {
         2
     );
     assert_eq!(run_in(dir.path(), &["show", "missing.jsonl"]).code, 1);
+    // A thread count past the cap is refused before any thread starts (-j 100000 used to
+    // spawn threads for minutes, the machine's load average in the hundreds). 1025 first: on a
+    // build without the cap it fails there, in seconds.
+    assert_eq!(
+        run_in(dir.path(), &["report", "a", "-q", "-j", "1025"]).code,
+        2
+    );
+    let jobs = run_in(dir.path(), &["report", "a", "--quiet", "--jobs", "100000"]);
+    assert_eq!(jobs.code, 2, "{}", jobs.stderr);
+    assert!(jobs.stderr.contains("--jobs"), "{}", jobs.stderr);
+    assert_eq!(
+        run_in(dir.path(), &["report", "a", "-q", "-j", "2"]).code,
+        0
+    );
     assert_eq!(run_in(dir.path(), &["--help"]).code, 0);
     let help = run_in(dir.path(), &["report", "--help"]);
     assert!(help.stdout.contains("Examples:") && help.stdout.contains("Exit status"));
+}
+
+#[test]
+fn a_prices_file_with_an_unknown_member_is_a_usage_error_that_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path(),
+        "a/s/session.v4.jsonl",
+        &example("cache-breaks.jsonl"),
+    );
+    // Misspelled members used to be ignored: no cost anywhere, and nothing said why.
+    for (prices, member) in [
+        (
+            r#"{"defaults":{"input":1,"cacheRead":0.1,"output":2}}"#,
+            "defaults",
+        ),
+        (
+            r#"{"default":{"input":1,"cacheRead":0.1,"output":2,"cachewrite":1.25}}"#,
+            "cachewrite",
+        ),
+        (
+            r#"{"models":{"m":{"input":1,"cacheRead":0.1,"output":2,"cache_read":0}}}"#,
+            "cache_read",
+        ),
+    ] {
+        put(dir.path(), "prices.json", prices.as_bytes());
+        let report = run_in(dir.path(), &["report", "a", "--prices", "prices.json"]);
+        assert_eq!(report.code, 2, "{prices}: {}", report.stderr);
+        assert!(report.stdout.is_empty(), "{prices}");
+        assert!(
+            report.stderr.contains(&format!("`{member}`")),
+            "{}",
+            report.stderr
+        );
+        let show = run_in(
+            dir.path(),
+            &["show", "a/s/session.v4.jsonl", "--prices", "prices.json"],
+        );
+        assert_eq!(show.code, 2, "{prices}: {}", show.stderr);
+    }
+    // A price that is not a number is named in JSON's words, not Rust's ("expected f64").
+    put(
+        dir.path(),
+        "prices.json",
+        br#"{"default":{"input":"3","cacheRead":0.1,"output":2}}"#,
+    );
+    let report = run_in(dir.path(), &["report", "a", "--prices", "prices.json"]);
+    assert_eq!(report.code, 2);
+    assert!(
+        report.stderr.contains("expected a number") && !report.stderr.contains("f64"),
+        "{}",
+        report.stderr
+    );
+    // A file that is not an object of prices at all.
+    put(dir.path(), "prices.json", b"[]");
+    assert_eq!(
+        run_in(dir.path(), &["report", "a", "--prices", "prices.json"]).code,
+        2
+    );
+    // The members as documented, `cacheWrite` included, still give the money columns.
+    put(
+        dir.path(),
+        "prices.json",
+        br#"{"default":{"input":1,"cacheRead":0.1,"cacheWrite":1.25,"output":2},"models":{"m":{"input":1,"cacheRead":0.1,"output":2}}}"#,
+    );
+    let good = run_in(
+        dir.path(),
+        &["report", "a", "--prices", "prices.json", "--format", "json"],
+    );
+    assert_eq!(good.code, 0, "{}", good.stderr);
+    assert!(json(&good)["totals"]["cost"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn control_characters_from_a_log_never_reach_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    // An id, a cwd and a tool name holding an escape sequence, a bell and a line end (JSON
+    // escapes in the file): printed raw, they would recolour or retitle the terminal and break
+    // the table's rows.
+    let text = String::from_utf8(example("cache-breaks.jsonl")).unwrap();
+    let text = text
+        .replacen(
+            "\"id\":\"sess-cache-breaks\"",
+            "\"id\":\"sess\\u001b[31m\\nred\\u0007\"",
+            1,
+        )
+        .replacen("\"cwd\":\"/w\"", "\"cwd\":\"/w\\u001b]0;owned\\u0007\"", 1)
+        .replace("gh_pr_draft", "gh\\u001b[2Jpr");
+    put(dir.path(), "a/s/session.v4.jsonl", text.as_bytes());
+    let clean = |out: &str| !out.chars().any(|c| c.is_control() && c != '\n');
+
+    let show = run_in(dir.path(), &["show", "a/s/session.v4.jsonl"]);
+    assert_eq!(show.code, 0, "{}", show.stderr);
+    assert!(clean(&show.stdout), "{:?}", show.stdout);
+    let first = show.stdout.lines().next().unwrap();
+    assert!(first.contains(r"sess\u{1b}[31m\nred\u{7}"), "{first}");
+    assert!(first.contains(r"/w\u{1b}]0;owned\u{7}"), "{first}");
+    assert!(show.stdout.contains(r"+gh\u{1b}[2Jpr"), "{}", show.stdout);
+
+    let table = run_in(dir.path(), &["report", "a", "--quiet"]);
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    assert!(clean(&table.stdout), "{:?}", table.stdout);
+    // One row for the session: its line starts with the escaped id.
+    let rows: Vec<&str> = table
+        .stdout
+        .lines()
+        .filter(|line| line.starts_with("sess"))
+        .collect();
+    assert_eq!(rows.len(), 1, "{}", table.stdout);
+    assert!(rows[0].starts_with(r"sess\u{1b}[31m\nr"), "{}", rows[0]);
+
+    // A file name holding an escape sequence, named on stderr as a problem.
+    put(dir.path(), "a/bad\u{1b}[31m.jsonl", b"not json\n");
+    let problems = run_in(dir.path(), &["report", "a", "--quiet"]);
+    assert_eq!(problems.code, 1, "{}", problems.stderr);
+    assert!(clean(&problems.stderr), "{:?}", problems.stderr);
+    assert!(
+        problems.stderr.contains(r"bad\u{1b}[31m.jsonl"),
+        "{}",
+        problems.stderr
+    );
+
+    // The machine formats keep the text as it is (JSON escapes it; CSV quotes it).
+    let json = json(&run_in(
+        dir.path(),
+        &["report", "a", "--quiet", "--format", "json"],
+    ));
+    assert_eq!(json["sessions"][0]["sessionId"], "sess\u{1b}[31m\nred\u{7}");
 }

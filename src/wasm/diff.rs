@@ -215,10 +215,15 @@ impl JsConversation {
     /// What the chat card `key` changed against the prompt the rules compared it with (an
     /// update card: the effective prompt just before it, system text only; a request card with
     /// a change: the change's `previous`); `undefined` for other cards and unknown keys. Made
-    /// on demand and kept while the window compares the same prompts.
+    /// on demand and kept while the window compares the same prompts. A key that is not a
+    /// string is an unknown key.
     #[wasm_bindgen(js_name = cardDiff, unchecked_return_type = "PromptDiff | undefined")]
-    pub fn card_diff(&self, key: &str) -> JsValue {
-        parse_key(key)
+    pub fn card_diff(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+    ) -> JsValue {
+        key.as_string()
+            .and_then(|key| parse_key(&key))
             .and_then(|key| self.inner.card_diff(key))
             .map_or(JsValue::UNDEFINED, |diff| diff_to_js(&diff))
     }
@@ -226,8 +231,12 @@ impl JsConversation {
     /// What the trajectory header fact `key` changed against its change's `previous` prompt;
     /// `undefined` when it has none. Made on demand and kept as `cardDiff` keeps its diffs.
     #[wasm_bindgen(js_name = changeDiff, unchecked_return_type = "PromptDiff | undefined")]
-    pub fn change_diff(&self, key: &str) -> JsValue {
-        parse_key(key)
+    pub fn change_diff(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+    ) -> JsValue {
+        key.as_string()
+            .and_then(|key| parse_key(&key))
             .and_then(|key| self.inner.change_diff(key))
             .map_or(JsValue::UNDEFINED, |diff| diff_to_js(&diff))
     }

@@ -207,6 +207,23 @@ test("an append that changes a card's comparison gives a new diff", () => {
   conversation.free();
 });
 
+test("a key that is not a string is an unknown key, not a wasm trap", () => {
+  const system = (seq, text) => ({
+    seq, time: seq, type: "system/message", surfaceOp: "append",
+    data: { turn: 1, step: seq, message: { role: "system", content: [{ type: "text", text }] } },
+  });
+  const conversation = new Conversation();
+  conversation.load([system(1, "# A\none"), system(2, "# A\ntwo")]);
+  // JS callers without TypeScript: numbers, objects, undefined, a BigInt. The glue of a `&str`
+  // parameter ended in "RuntimeError: memory access out of bounds" or a TypeError.
+  for (const key of [2, 2n, undefined, null, {}, ["system:2"], { toString: () => "system:2" }]) {
+    assert.equal(conversation.cardDiff(key), undefined, `cardDiff(${typeof key})`);
+    assert.equal(conversation.changeDiff(key), undefined, `changeDiff(${typeof key})`);
+  }
+  checkText(conversation.cardDiff("system:2").system, "# A\none", "# A\ntwo", "after the bad keys");
+  conversation.free();
+});
+
 test("diffPrompts compares texts or whole prompts", () => {
   const old = "Intro\n\n# Mode\nplan\n\n# Tools guidance\nuse rg\n";
   const now = "Intro\n\n# Mode\nact\n\n# Tools guidance\nuse rg\nuse fd\n";

@@ -95,6 +95,15 @@ for (const name of ["session.jsonl", "notifications.jsonl"]) {
   });
 }
 
+test("docs/context.md shows what context-cost.mjs prints for the bundled session", () => {
+  const doc = readFileSync(join(repoRoot, "docs", "context.md"), "utf8");
+  const shown = /`node examples\/context-cost\.mjs \[FILE\]`[\s\S]*?```text\n([\s\S]*?)```/.exec(doc);
+  assert.ok(shown, "docs/context.md has the example's output");
+  const result = run([contextCost]);
+  assert.equal(result.status, 0, result.stderr);
+  assert.equal(shown[1], result.stdout);
+});
+
 const cacheReport = join(repoRoot, "examples", "cache-report.mjs");
 const PRICES = { default: { input: 0.27, cacheRead: 0.07, output: 1.1 }, models: { "deepseek-reasoner": { input: 0.55, cacheRead: 0.14, cacheWrite: 0.2, output: 2.19 } }, cacheTtlMs: 300000 };
 

@@ -11,8 +11,24 @@ use crate::row::{SessionRow, SCHEMA_VERSION};
 /// An output error: writing failed, or a row could not be encoded.
 pub type Result = std::result::Result<(), std::io::Error>;
 
-fn encoding(error: impl std::fmt::Display) -> std::io::Error {
-    std::io::Error::other(error.to_string())
+/// A JSON error as an I/O error, keeping the kind of a write error (a closed pipe stays
+/// `BrokenPipe`, which ends the run quietly).
+fn encoding(error: serde_json::Error) -> std::io::Error {
+    std::io::Error::from(error)
+}
+
+/// A CSV error as an I/O error, keeping the kind of a write error as [`encoding`] does.
+fn csv_encoding(error: csv::Error) -> std::io::Error {
+    if !error.is_io_error() {
+        return std::io::Error::other(error.to_string());
+    }
+    match error.into_kind() {
+        csv::ErrorKind::Io(error) => error,
+        kind => {
+            debug_assert!(false, "an I/O error of another kind: {kind:?}");
+            std::io::Error::other(format!("{kind:?}"))
+        }
+    }
 }
 
 /// The whole report as one JSON document.
@@ -74,10 +90,10 @@ pub fn jsonl(report: &Report, out: &mut dyn Write) -> Result {
 pub fn csv(report: &Report, out: &mut dyn Write) -> Result {
     let mut writer = csv::Writer::from_writer(out);
     if report.sessions.is_empty() {
-        writer.write_record(header())?;
+        writer.write_record(header()).map_err(csv_encoding)?;
     }
     for row in &report.sessions {
-        writer.serialize(row).map_err(encoding)?;
+        writer.serialize(row).map_err(csv_encoding)?;
     }
     writer.flush()
 }

@@ -3,6 +3,7 @@
 use std::io::Write;
 
 use crate::aggregate::Report;
+use crate::printable::printable;
 use crate::when::date_of;
 
 /// Left or right aligned.
@@ -40,8 +41,9 @@ const CAUSES: [Column; 5] = [
 #[cfg(test)]
 pub const WIDTH: usize = 100;
 
-/// Fits `text` in `width` characters (cut with `…`).
+/// Fits `text` in `width` characters (cut with `…`), its control characters escaped.
 fn fit(text: &str, width: usize, align: Align) -> String {
+    let text = printable(text);
     let count = text.chars().count();
     let text = if count > width {
         let kept: String = text.chars().take(width.saturating_sub(1)).collect();
