@@ -14,8 +14,7 @@
 //! numbers written the way JavaScript writes them). This lives with the input because it reads
 //! JSON text: the fold only ever sums the numbers.
 
-#[cfg(target_feature = "simd128")]
-use crate::input::json::blocks::{plain_units, BLOCK};
+use crate::input::json::blocks::{plain_units, UNITS_BLOCK};
 use crate::input::json::reader::{Reader, Step};
 
 /// Tokens of a run of `units` UTF-16 code units: `ceil(units / 4)`.
@@ -389,19 +388,21 @@ fn scan_string(bytes: &[u8], start: usize) -> ScannedString {
             }
             _ => {
                 high = false;
-                // Eight bytes at a time while none ends the run (a checked string holds no
-                // control byte): their units are written as they are.
+                // A block, then eight bytes at a time while none ends the run (a checked string
+                // holds no control byte): their units are written as they are.
                 let (run, mut units) = (at, 0usize);
-                #[cfg(target_feature = "simd128")]
-                while let Some(block) = bytes.get(at..at.saturating_add(BLOCK)) {
+                while let Some(block) = at
+                    .checked_add(UNITS_BLOCK)
+                    .and_then(|end| bytes.get(at..end))
+                {
                     let (length, block_units) = plain_units(block);
                     units = units.saturating_add(block_units);
                     at = at.saturating_add(length);
-                    if length < BLOCK {
+                    if length < UNITS_BLOCK {
                         break;
                     }
                 }
-                while let Some(chunk) = bytes.get(at..at.saturating_add(8)) {
+                while let Some(chunk) = at.checked_add(8).and_then(|end| bytes.get(at..end)) {
                     let word = word_of(chunk);
                     if has_quote_or_backslash(word) {
                         break;
