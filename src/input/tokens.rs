@@ -29,8 +29,20 @@ pub(crate) fn text_block_tokens(units: usize) -> u32 {
 
 /// The length of `text` in UTF-16 code units (JavaScript's `length`).
 pub(crate) fn utf16_len(text: &str) -> usize {
-    let mut words = text.as_bytes().chunks_exact(8);
+    // Two words at a time, one test for both when they are ASCII (most prompt text is).
+    let mut pairs = text.as_bytes().chunks_exact(16);
     let mut units = 0usize;
+    for pair in &mut pairs {
+        let (low, high) = pair.split_at_checked(8).unwrap_or_default();
+        let (low, high) = (word_of(low), word_of(high));
+        let pair_units = if (low | high) & HIGHS == 0 {
+            16
+        } else {
+            word_units(low).saturating_add(word_units(high))
+        };
+        units = units.saturating_add(pair_units);
+    }
+    let mut words = pairs.remainder().chunks_exact(8);
     for chunk in &mut words {
         units = units.saturating_add(word_units(word_of(chunk)));
     }
@@ -290,10 +302,19 @@ fn record(members: &mut BlockMembers, member: Member, string: Option<usize>, uni
 }
 
 /// Whether the string whose content (between its quotes) is `inner` reads as `name`.
+#[inline]
 fn reads_as(inner: &[u8], escaped: bool, name: &str) -> bool {
-    if !escaped {
-        return inner == name.as_bytes();
+    if escaped {
+        escaped_reads_as(inner, name)
+    } else {
+        inner == name.as_bytes()
     }
+}
+
+/// [`reads_as`] for a string that holds an escape.
+#[cold]
+#[inline(never)]
+fn escaped_reads_as(inner: &[u8], name: &str) -> bool {
     // Escapes are rare in keys and types: the string is read again, with its quotes (which sit
     // around `inner` in the checked text).
     let Ok(text) = std::str::from_utf8(inner) else {
