@@ -29,8 +29,20 @@ pub(crate) fn text_block_tokens(units: usize) -> u32 {
 
 /// The length of `text` in UTF-16 code units (JavaScript's `length`).
 pub(crate) fn utf16_len(text: &str) -> usize {
-    // Two words at a time, one test for both when they are ASCII (most prompt text is).
-    let mut pairs = text.as_bytes().chunks_exact(16);
+    let (mut units, rest) = pairs_units(text.as_bytes());
+    let mut words = rest.chunks_exact(8);
+    for chunk in &mut words {
+        units = units.saturating_add(word_units(word_of(chunk)));
+    }
+    let tail: usize = words.remainder().iter().copied().map(byte_units).sum();
+    units.saturating_add(tail)
+}
+
+/// The UTF-16 code units of `bytes` up to its last whole sixteen bytes, and the bytes after
+/// them: two words at a time, one test for both when they are ASCII (most prompt text is).
+#[cfg(not(target_arch = "wasm32"))]
+fn pairs_units(bytes: &[u8]) -> (usize, &[u8]) {
+    let mut pairs = bytes.chunks_exact(16);
     let mut units = 0usize;
     for pair in &mut pairs {
         let (low, high) = pair.split_at_checked(8).unwrap_or_default();
@@ -42,12 +54,13 @@ pub(crate) fn utf16_len(text: &str) -> usize {
         };
         units = units.saturating_add(pair_units);
     }
-    let mut words = pairs.remainder().chunks_exact(8);
-    for chunk in &mut words {
-        units = units.saturating_add(word_units(word_of(chunk)));
-    }
-    let tail: usize = words.remainder().iter().copied().map(byte_units).sum();
-    units.saturating_add(tail)
+    (units, pairs.remainder())
+}
+
+/// In the wasm module a word at a time does it all (the module's size counts more there).
+#[cfg(target_arch = "wasm32")]
+fn pairs_units(bytes: &[u8]) -> (usize, &[u8]) {
+    (0, bytes)
 }
 
 /// Eight bytes, little-endian (zero when `chunk` has not eight).
@@ -301,8 +314,9 @@ fn record(members: &mut BlockMembers, member: Member, string: Option<usize>, uni
     }
 }
 
-/// Whether the string whose content (between its quotes) is `inner` reads as `name`.
-#[inline]
+/// Whether the string whose content (between its quotes) is `inner` reads as `name`. Inlined
+/// natively (its callers compare with constant names); the wasm module keeps one copy.
+#[cfg_attr(not(target_arch = "wasm32"), inline)]
 fn reads_as(inner: &[u8], escaped: bool, name: &str) -> bool {
     if escaped {
         escaped_reads_as(inner, name)
