@@ -128,7 +128,7 @@ fn parse_json_lines(
     let mut line_ends: usize = 0;
     for (line_index, line) in text.split_inclusive('\n').enumerate() {
         line_ends = line_ends.saturating_add(usize::from(line.ends_with('\n')));
-        let mut reader = Reader::resume(line.as_bytes(), 0, 0, remembered);
+        let mut reader = Reader::resume(line, 0, 0, remembered);
         if reader.peek().is_none() {
             continue;
         }

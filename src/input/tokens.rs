@@ -14,8 +14,7 @@
 //! numbers written the way JavaScript writes them). This lives with the input because it reads
 //! JSON text: the fold only ever sums the numbers.
 
-#[cfg(target_feature = "simd128")]
-use crate::input::json::blocks::{plain_units, BLOCK};
+use crate::input::json::blocks::{plain_units, UNITS_BLOCK};
 use crate::input::json::reader::{Reader, Step};
 
 /// Tokens of a run of `units` UTF-16 code units: `ceil(units / 4)`.
@@ -30,13 +29,38 @@ pub(crate) fn text_block_tokens(units: usize) -> u32 {
 
 /// The length of `text` in UTF-16 code units (JavaScript's `length`).
 pub(crate) fn utf16_len(text: &str) -> usize {
-    let mut words = text.as_bytes().chunks_exact(8);
-    let mut units = 0usize;
+    let (mut units, rest) = pairs_units(text.as_bytes());
+    let mut words = rest.chunks_exact(8);
     for chunk in &mut words {
         units = units.saturating_add(word_units(word_of(chunk)));
     }
     let tail: usize = words.remainder().iter().copied().map(byte_units).sum();
     units.saturating_add(tail)
+}
+
+/// The UTF-16 code units of `bytes` up to its last whole sixteen bytes, and the bytes after
+/// them: two words at a time, one test for both when they are ASCII (most prompt text is).
+#[cfg(not(target_arch = "wasm32"))]
+fn pairs_units(bytes: &[u8]) -> (usize, &[u8]) {
+    let mut pairs = bytes.chunks_exact(16);
+    let mut units = 0usize;
+    for pair in &mut pairs {
+        let (low, high) = pair.split_at_checked(8).unwrap_or_default();
+        let (low, high) = (word_of(low), word_of(high));
+        let pair_units = if (low | high) & HIGHS == 0 {
+            16
+        } else {
+            word_units(low).saturating_add(word_units(high))
+        };
+        units = units.saturating_add(pair_units);
+    }
+    (units, pairs.remainder())
+}
+
+/// In the wasm module a word at a time does it all (the module's size counts more there).
+#[cfg(target_arch = "wasm32")]
+fn pairs_units(bytes: &[u8]) -> (usize, &[u8]) {
+    (0, bytes)
 }
 
 /// Eight bytes, little-endian (zero when `chunk` has not eight).
@@ -290,11 +314,21 @@ fn record(members: &mut BlockMembers, member: Member, string: Option<usize>, uni
     }
 }
 
-/// Whether the string whose content (between its quotes) is `inner` reads as `name`.
+/// Whether the string whose content (between its quotes) is `inner` reads as `name`. Inlined
+/// natively (its callers compare with constant names); the wasm module keeps one copy.
+#[cfg_attr(not(target_arch = "wasm32"), inline)]
 fn reads_as(inner: &[u8], escaped: bool, name: &str) -> bool {
-    if !escaped {
-        return inner == name.as_bytes();
+    if escaped {
+        escaped_reads_as(inner, name)
+    } else {
+        inner == name.as_bytes()
     }
+}
+
+/// [`reads_as`] for a string that holds an escape.
+#[cold]
+#[inline(never)]
+fn escaped_reads_as(inner: &[u8], name: &str) -> bool {
     // Escapes are rare in keys and types: the string is read again, with its quotes (which sit
     // around `inner` in the checked text).
     let Ok(text) = std::str::from_utf8(inner) else {
@@ -389,19 +423,21 @@ fn scan_string(bytes: &[u8], start: usize) -> ScannedString {
             }
             _ => {
                 high = false;
-                // Eight bytes at a time while none ends the run (a checked string holds no
-                // control byte): their units are written as they are.
+                // A block, then eight bytes at a time while none ends the run (a checked string
+                // holds no control byte): their units are written as they are.
                 let (run, mut units) = (at, 0usize);
-                #[cfg(target_feature = "simd128")]
-                while let Some(block) = bytes.get(at..at.saturating_add(BLOCK)) {
+                while let Some(block) = at
+                    .checked_add(UNITS_BLOCK)
+                    .and_then(|end| bytes.get(at..end))
+                {
                     let (length, block_units) = plain_units(block);
                     units = units.saturating_add(block_units);
                     at = at.saturating_add(length);
-                    if length < BLOCK {
+                    if length < UNITS_BLOCK {
                         break;
                     }
                 }
-                while let Some(chunk) = bytes.get(at..at.saturating_add(8)) {
+                while let Some(chunk) = at.checked_add(8).and_then(|end| bytes.get(at..end)) {
                     let word = word_of(chunk);
                     if has_quote_or_backslash(word) {
                         break;

@@ -1,5 +1,5 @@
-//! Bytes tested a block at a time: sixteen as one wasm SIMD vector when the build has `simd128`
-//! (scripts/build.sh builds it so), else eight as one word.
+//! Bytes tested a block at a time: sixteen, as one wasm SIMD vector when the build has `simd128`
+//! (scripts/build.sh builds it so), else as two words.
 
 #[cfg(target_feature = "simd128")]
 use core::arch::wasm32::{
@@ -8,14 +8,18 @@ use core::arch::wasm32::{
 };
 
 #[cfg(not(target_feature = "simd128"))]
-use super::reader::{string_specials, word};
+use super::reader::{string_specials, word, words::HIGHS};
 
-/// How many bytes [`first_string_special`] and [`same_block`] take.
+/// How many bytes [`first_string_special`] and [`same_block`] take: natively one word, where two
+/// cost a short string (most strings the reader skips are) more than they save a long one.
 pub(crate) const BLOCK: usize = if cfg!(target_feature = "simd128") {
     16
 } else {
     8
 };
+
+/// How many bytes [`plain_units`] takes.
+pub(crate) const UNITS_BLOCK: usize = 16;
 
 /// How many bytes [`is_ascii_block`] takes (for [`super::utf8`]).
 #[cfg(any(test, feature = "wasm"))]
@@ -45,6 +49,27 @@ pub(crate) fn first_string_special(block: &[u8]) -> Option<usize> {
     (specials != 0).then_some(specials.trailing_zeros() as usize)
 }
 
+/// The two words of `block` ([`UNITS_BLOCK`] bytes; zero words if it has fewer).
+#[cfg(not(target_feature = "simd128"))]
+#[inline]
+fn words(block: &[u8]) -> (u64, u64) {
+    let half = |at: usize| block.get(at..at.wrapping_add(8)).map_or(0, word);
+    (half(0), half(8))
+}
+
+/// The index of the first byte marked in `low` or else in `high` (marks as
+/// [`string_specials`] gives them: the high bit of a byte, the lowest mark exact),
+/// [`UNITS_BLOCK`] when neither has one.
+#[cfg(not(target_feature = "simd128"))]
+#[inline]
+fn first_marked(low: u64, high: u64) -> usize {
+    if low != 0 {
+        (low.trailing_zeros() / 8) as usize
+    } else {
+        (high.trailing_zeros().saturating_add(64) / 8) as usize
+    }
+}
+
 /// Where the first byte of `block` ([`BLOCK`] bytes) that is `"`, `\` or a control character
 /// (below 0x20) is, if one is.
 #[cfg(not(target_feature = "simd128"))]
@@ -52,6 +77,61 @@ pub(crate) fn first_string_special(block: &[u8]) -> Option<usize> {
 pub(crate) fn first_string_special(block: &[u8]) -> Option<usize> {
     let specials = string_specials(word(block));
     (specials != 0).then_some((specials.trailing_zeros() / 8) as usize)
+}
+
+/// The high bit of each byte of `word` that is `"` or `\`, and perhaps of some bytes after the
+/// first such byte, never of one before it (see [`string_specials`]).
+#[cfg(not(target_feature = "simd128"))]
+#[inline]
+fn quotes_or_backslashes(word: u64) -> u64 {
+    let ones = HIGHS >> 7;
+    let zero_byte = |x: u64| x.wrapping_sub(ones) & !x;
+    let quote = word ^ ones.wrapping_mul(u64::from(b'"'));
+    let backslash = word ^ ones.wrapping_mul(u64::from(b'\\'));
+    (zero_byte(quote) | zero_byte(backslash)) & HIGHS
+}
+
+/// The UTF-16 code units the bytes of `word` whose high bit is in `kept` stand for, less one
+/// per byte: plus one per lead byte of four (`11110xxx`), less one per continuation byte
+/// (`10xxxxxx`). At most 8 either way.
+#[cfg(not(target_feature = "simd128"))]
+#[inline]
+fn extra_units(word: u64, kept: u64) -> (usize, usize) {
+    // Bit 7 of each byte: bit 7 of the byte, and bits 6, 5 and 4 shifted up to it.
+    let continuation = word & !(word << 1) & kept;
+    let four = word & (word << 1) & (word << 2) & (word << 3) & kept;
+    // A count of marked bytes: each byte's mark moved to its bit 0, summed into the top byte.
+    let count = |marks: u64| ((marks >> 7).wrapping_mul(HIGHS >> 7) >> 56) as usize;
+    (count(four), count(continuation))
+}
+
+/// How many of the sixteen bytes of `block` come before its first `"` or `\\` (sixteen when it
+/// has none), and the UTF-16 code units those bytes stand for in checked UTF-8: one per byte,
+/// less one per continuation byte (`10xxxxxx`), plus one per lead byte of four (`11110xxx`).
+#[cfg(not(target_feature = "simd128"))]
+#[inline]
+pub(crate) fn plain_units(block: &[u8]) -> (usize, usize) {
+    let (low, high) = words(block);
+    let (low_stops, high_stops) = (quotes_or_backslashes(low), quotes_or_backslashes(high));
+    if (low_stops | high_stops | ((low | high) & HIGHS)) == 0 {
+        return (UNITS_BLOCK, UNITS_BLOCK);
+    }
+    let length = first_marked(low_stops, high_stops);
+    // The high bits of the bytes before the first stop, in each word.
+    let before = |from: usize| {
+        let bytes = length.saturating_sub(from).min(8);
+        u64::MAX
+            .checked_shr(64u32.saturating_sub(8u32.saturating_mul(bytes as u32)))
+            .map_or(0, |bits| bits & HIGHS)
+    };
+    let (low_four, low_continuation) = extra_units(low, before(0));
+    let (high_four, high_continuation) = extra_units(high, before(8));
+    let units = length
+        .saturating_add(low_four)
+        .saturating_add(high_four)
+        .saturating_sub(low_continuation)
+        .saturating_sub(high_continuation);
+    (length, units)
 }
 
 /// How many of the sixteen bytes of `block` come before its first `"` or `\\` (sixteen when it

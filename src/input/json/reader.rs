@@ -58,6 +58,9 @@ impl Container {
 /// A cursor over JSON text, given as UTF-8 bytes.
 pub(crate) struct Reader<'a> {
     text: &'a [u8],
+    /// The same text as `str` when it was given so: the text handed out is then cut from it
+    /// without checking its bytes again.
+    checked: Option<&'a str>,
     pos: usize,
     depth: usize,
     /// For [`Reader::skip_value`]: bit `d` is set when the container it entered at depth `d`
@@ -74,7 +77,10 @@ impl<'a> Reader<'a> {
     /// A reader at the start of `text`.
     #[inline(never)]
     pub fn new(text: &'a str) -> Reader<'a> {
-        Reader::over(text.as_bytes())
+        Reader {
+            checked: Some(text),
+            ..Reader::over(text.as_bytes())
+        }
     }
 
     /// A reader at the start of `text`, UTF-8 bytes (the text it hands out is checked again as
@@ -82,6 +88,7 @@ impl<'a> Reader<'a> {
     fn over(text: &'a [u8]) -> Reader<'a> {
         Reader {
             text,
+            checked: None,
             pos: 0,
             depth: 0,
             objects: [0; MAX_DEPTH / 64],
@@ -97,6 +104,22 @@ impl<'a> Reader<'a> {
     /// of a reader that stopped there, over text that starts the same way, remembering for
     /// [`Reader::raw_value_repeating`] what that reader did (see [`Reader::remembered`]).
     pub fn resume(
+        text: &'a str,
+        pos: usize,
+        depth: usize,
+        remembered: Remembered<'a>,
+    ) -> Reader<'a> {
+        Reader {
+            pos,
+            depth,
+            remembered,
+            ..Reader::new(text)
+        }
+    }
+
+    /// [`Reader::resume`] over UTF-8 bytes not checked yet (a stream's text so far).
+    #[cfg(any(test, feature = "wasm"))]
+    pub fn resume_bytes(
         text: &'a [u8],
         pos: usize,
         depth: usize,
@@ -127,7 +150,10 @@ impl<'a> Reader<'a> {
 
     /// The text from byte `start` to byte `end`, when that is text of this reader.
     pub fn text_between(&self, start: usize, end: usize) -> Option<&'a str> {
-        std::str::from_utf8(self.text.get(start..end)?).ok()
+        match self.checked {
+            Some(text) => text.get(start..end),
+            None => std::str::from_utf8(self.text.get(start..end)?).ok(),
+        }
     }
 
     #[inline]
@@ -448,11 +474,10 @@ impl<'a> Reader<'a> {
     }
 
     /// `text[start..end]`, or `""` if that is not UTF-8 (it always is: the text is UTF-8 and
-    /// both ends sit next to ASCII bytes).
+    /// both ends sit next to ASCII bytes). Text given as `str` is not checked again.
     #[inline]
     fn slice(&self, start: usize, end: usize) -> &'a str {
-        let bytes = self.text.get(start..end).unwrap_or_default();
-        std::str::from_utf8(bytes).unwrap_or_default()
+        self.text_between(start, end).unwrap_or_default()
     }
 
     /// Reads the escape after a backslash. Lone UTF-16 surrogates become U+FFFD, as they do
@@ -1231,7 +1256,7 @@ mod tests {
             depth: 0,
             generation: u32::MAX,
         };
-        let mut reader = Reader::resume(b"[2] [1]", 0, 0, [Some(last), None]);
+        let mut reader = Reader::resume("[2] [1]", 0, 0, [Some(last), None]);
         assert_eq!(reader.raw_value_repeating(0), Ok(("[2]", None)));
         assert_eq!(reader.remembered(), [Some(last), None]);
         assert_eq!(reader.raw_value_repeating(0), Ok(("[1]", Some(u32::MAX))));

@@ -67,7 +67,7 @@ pub(crate) fn read_packed(
         let mut text = None;
         if *tag == 0.0 {
             let json = cursor.text()?;
-            let mut reader = Reader::resume(json.as_bytes(), 0, EVENT_DEPTH, remembered);
+            let mut reader = Reader::resume(json, 0, EVENT_DEPTH, remembered);
             raw.read_in_place(&mut reader)
                 .and_then(|()| reader.finish())
                 .map_err(|Failed| malformed(json, reader.error(), 0))?;
@@ -92,7 +92,7 @@ const HEADER_MEMBER_DEPTH: usize = 4;
 /// `text`, the JSON of a header's config or tools (written by `JSON.stringify`, so well formed),
 /// checked for its nesting depth.
 fn checked_depth(text: &str) -> Result<&str, Error> {
-    let mut reader = Reader::resume(text.as_bytes(), 0, HEADER_MEMBER_DEPTH, [None; SLOTS]);
+    let mut reader = Reader::resume(text, 0, HEADER_MEMBER_DEPTH, [None; SLOTS]);
     reader
         .skip_value()
         .and_then(|()| reader.finish())
@@ -219,7 +219,7 @@ impl<'a> Cursor<'a> {
                     } else {
                         let text = self.text()?;
                         let mut reader =
-                            Reader::resume(text.as_bytes(), 0, HEADER_MEMBER_DEPTH, [None; SLOTS]);
+                            Reader::resume(text, 0, HEADER_MEMBER_DEPTH, [None; SLOTS]);
                         let usage = reader
                             .value()
                             .and_then(|value| reader.finish().map(|()| value))

@@ -205,7 +205,7 @@ fn read_array(mut stream: Stream<'_>, interner: &mut JsonInterner, framing: Fram
     loop {
         // One reader takes steps while the text so far holds them; what it remembered after
         // its last step that went well is kept for the reader of the longer text.
-        let mut reader = Reader::resume(
+        let mut reader = Reader::resume_bytes(
             stream.text(),
             read,
             usize::from(opened),
@@ -338,7 +338,7 @@ fn read_line(
     interner: &mut JsonInterner,
 ) -> Result<(), bool> {
     let text = stream.text().get(line).unwrap_or_default();
-    let mut reader = Reader::resume(text, 0, 0, stream.remembered());
+    let mut reader = Reader::resume_bytes(text, 0, 0, stream.remembered());
     if reader.peek().is_none() {
         return Ok(());
     }
