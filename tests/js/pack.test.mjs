@@ -14,24 +14,35 @@ import { random } from "./kit/session.mjs";
 
 const decoder = new TextDecoder();
 
-// Packs `events` with room for `room` numbers; returns the numbers and the text, or the index the
-// packer reported.
-function pack(events, room = events.length * 12 + 64, onMemory = () => {}) {
-  const memory = new WebAssembly.Memory({ initial: Math.ceil((room * 8) / 65536) + 1 });
+// Packs `events` with room for `room` numbers and, after them, `textRoom` bytes of text; returns
+// the numbers and the text, or the index the packer reported.
+function pack(events, room = events.length * 12 + 64, onMemory = () => {}, textRoom = 0) {
+  const memory = new WebAssembly.Memory({ initial: Math.ceil((room * 8 + textRoom) / 65536) + 1 });
   onMemory(memory);
-  const parts = promptfoldPackBatch(events, memory, 0, room);
+  const textAddress = room * 8;
+  const parts = promptfoldPackBatch(events, memory, 0, room, textAddress, textRoom);
   if (typeof parts === "number") return parts;
-  const [count, moved, promptNumbers, promptStrings, ...chunks] = parts;
+  const [count, moved, promptNumbers, promptStrings, written, ...chunks] = parts;
+  assert.ok(written <= textRoom);
   const numbers = moved === null ? new Float64Array(memory.buffer, 0, count) : moved;
-  const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
-  let at = 0;
+  const inRoom = new Uint8Array(memory.buffer, textAddress, written);
+  const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, written));
+  bytes.set(inRoom);
+  let at = written;
   for (const chunk of chunks) {
     bytes.set(chunk, at);
     at += chunk.length;
   }
   // The system messages whose texts the packer hands back as strings: [seq, UTF-8 length, text].
   const prompts = promptStrings.map((text, i) => [promptNumbers[2 * i], promptNumbers[2 * i + 1], text]);
-  return { numbers: Array.from(numbers), text: decoder.decode(bytes), inWasm: moved === null, prompts };
+  return {
+    numbers: Array.from(numbers),
+    text: decoder.decode(bytes),
+    inWasm: moved === null,
+    prompts,
+    written,
+    bytes: bytes.length,
+  };
 }
 
 // Reads the packed records back into one plain object per event.
@@ -267,6 +278,52 @@ test("numbers past the room, and a memory that grows while packing, stay exact",
   });
   assert.equal(grown.inWasm, true);
   assert.deepEqual(unpack(grown), expected);
+  const grownText = pack(
+    growing,
+    undefined,
+    (made) => {
+      memory = made;
+    },
+    1 << 12,
+  );
+  assert.deepEqual(unpack(grownText), expected);
+  assert.equal(grownText.written, grownText.bytes);
+});
+
+test("texts written into the room in wasm memory, then into chunks, read back the same", () => {
+  const texts = ["plain", "é and 😀 and ✓", "x".repeat(300), "\ud800 lone", ""];
+  const events = [
+    ...texts.map((text, i) => system(i + 1, [text, "second block"])),
+    { seq: 10, type: "user/message", data: { content: "ask" } },
+    { seq: 11, type: "request/header", data: { header: { config: { model: "m" }, tools: [{ name: "é" }] } } },
+    { seq: 12, type: "assistant/message", data: { message: { content: [], usage: { input_tokens: 3 } } } },
+    { seq: 13, type: "request/header", data: { header: { config: { model: "n" }, tools: [{ name: "😀" }] } } },
+  ];
+  const whole = pack(events);
+  const expected = unpack(whole);
+  assert.equal(whole.written, 0);
+  // Every room from none to more than the texts: each split of the texts between the room and
+  // the chunks, including in the middle of a text and before a character of 2 to 4 bytes.
+  for (let textRoom = 0; textRoom <= whole.bytes + 8; textRoom++) {
+    const packed = pack(events, undefined, () => {}, textRoom);
+    assert.equal(packed.text, whole.text, `room ${textRoom}`);
+    assert.deepEqual(unpack(packed), expected, `room ${textRoom}`);
+    assert.deepEqual(packed.prompts, whole.prompts, `room ${textRoom}`);
+    // The room is filled up to the last whole character that fits.
+    if (textRoom >= whole.bytes) assert.equal(packed.written, whole.bytes);
+    else assert.ok(textRoom - packed.written <= 3, `room ${textRoom}: ${packed.written} written`);
+  }
+  // An event that crosses as JSON after a text that did not fit: the texts it had written are
+  // taken back, and the room is written again from where it was.
+  const odd = system(2, ["cdefgh"]);
+  // A block that is not plain data, after a text the packer has written.
+  odd.data.message.content.push(new Date(0));
+  const batch = [system(1, ["ab"]), odd, system(3, ["ij"])];
+  const oddWhole = pack(batch);
+  assert.equal(unpack(oddWhole)[1].asJson.includes("cdefgh"), true);
+  for (let textRoom = 0; textRoom <= oddWhole.bytes; textRoom++) {
+    assert.equal(pack(batch, undefined, () => {}, textRoom).text, oddWhole.text, `room ${textRoom}`);
+  }
 });
 
 // jsonLength walks plain data without writing it; whatever the value, it must equal

@@ -74,7 +74,8 @@ const LARGE_BATCH = 32768;
 // GENERIC_COMPARISONS; the tests set it back to 0 to walk with the generic matchers.
 export const comparisons = { made: 0 };
 
-// The largest chunk of UTF-8 bytes allocated at once (see Packer.write).
+// The first and the largest chunk of UTF-8 bytes allocated at once (see Packer.writeChunk).
+const FIRST_CHUNK = 1 << 16;
 const MOST_CHUNK = 1 << 22;
 
 // Whether `text` has no lone surrogate, so that its UTF-8 decodes back to the same string.
@@ -86,16 +87,25 @@ class Packer {
   // Rust side reserves the most numbers an event takes (MOST_SLOTS) for every event (up to
   // MOST_RESERVED_EVENTS), and the numbers are written there, neither allocated in JS nor copied.
   // `generic`: how many comparisons walk with the generic matchers (see GENERIC_COMPARISONS).
-  constructor(memory, address, room, generic) {
+  // `textRoom` bytes from `textAddress` are free for the UTF-8 texts, written there while they fit
+  // (see `write`).
+  constructor(memory, address, room, textAddress, textRoom, generic) {
     this.memory = memory;
     this.address = address;
     this.room = room;
     this.numbers = new Float64Array(memory.buffer, address, room);
     this.inWasm = true;
     this.count = 0;
-    // The UTF-8 bytes: full chunks, then the chunk being written.
+    this.textAddress = textAddress;
+    this.textRoom = textRoom;
+    this.text8 = new Uint8Array(memory.buffer, textAddress, textRoom);
+    // The bytes written into the room in wasm memory; once a text does not fit there, it and
+    // every text after it go into chunks in JS.
+    this.inWasmText = true;
+    this.wasmLength = 0;
+    // The UTF-8 bytes that did not fit: full chunks, then the chunk being written.
     this.chunks = [];
-    this.bytes = new Uint8Array(1 << 16);
+    this.bytes = new Uint8Array(0);
     this.length = 0;
     // The config and tools of the previous header in the batch.
     this.config = new Previous();
@@ -131,14 +141,31 @@ class Packer {
     this.numbers[this.count++] = value;
   }
 
-  // Appends `text` as UTF-8 (lone surrogates become U+FFFD) and returns its length in bytes.
-  // When the chunk has no room for it, it goes into a new chunk: growing one array instead
-  // copied every byte written so far at each growth.
+  // Appends `text` as UTF-8 (lone surrogates become U+FFFD) and returns its length in bytes:
+  // into the room in wasm memory while it fits (encodeInto writes whole characters only, so a
+  // text that does not fit is split between the room and a chunk at a character's end).
   write(text) {
+    if (!this.inWasmText) return this.writeChunk(text);
+    // When the wasm memory grows (code that a getter runs may make it grow), views of it are
+    // emptied; the room stays at its address.
+    if (this.text8.length === 0 && this.textRoom > 0) {
+      this.text8 = new Uint8Array(this.memory.buffer, this.textAddress, this.textRoom);
+    }
+    const { read, written } = encoder.encodeInto(text, this.text8.subarray(this.wasmLength));
+    this.wasmLength += written;
+    if (read === text.length) return written;
+    this.inWasmText = false;
+    return written + this.writeChunk(read === 0 ? text : text.substring(read));
+  }
+
+  // Appends `text` as UTF-8 to the chunks. When the chunk has no room for it, it goes into a new
+  // chunk: growing one array instead copied every byte written so far at each growth.
+  writeChunk(text) {
     const room = text.length * 3;
     if (this.length + room > this.bytes.length) {
-      this.chunks.push(this.bytes.subarray(0, this.length));
-      this.bytes = new Uint8Array(Math.max(room, Math.min(this.bytes.length * 2, MOST_CHUNK)));
+      if (this.length > 0) this.chunks.push(this.bytes.subarray(0, this.length));
+      const next = Math.min(Math.max(this.bytes.length * 2, FIRST_CHUNK), MOST_CHUNK);
+      this.bytes = new Uint8Array(Math.max(room, next));
       this.length = 0;
     }
     const { written } = encoder.encodeInto(text, this.bytes.subarray(this.length));
@@ -151,12 +178,12 @@ class Packer {
   }
 
   // [the count of numbers, null when they are in wasm memory or else the numbers, the seqs and
-  // lengths of the prompt strings, the prompt strings (see `prompts`), then the chunks of UTF-8
-  // bytes in order].
+  // lengths of the prompt strings, the prompt strings (see `prompts`), the UTF-8 bytes written
+  // into the room in wasm memory, then the chunks of the bytes after them in order].
   finish() {
-    this.chunks.push(this.bytes.subarray(0, this.length));
+    if (this.length > 0) this.chunks.push(this.bytes.subarray(0, this.length));
     const numbers = this.inWasm ? null : this.numbers.subarray(0, this.count);
-    return [this.count, numbers, new Float64Array(this.promptNumbers), this.prompts, ...this.chunks];
+    return [this.count, numbers, new Float64Array(this.promptNumbers), this.prompts, this.wasmLength, ...this.chunks];
   }
 
   // A header's config or tools: absent, the previous header's, or its JSON text. It becomes
@@ -175,6 +202,8 @@ class Packer {
       chunks = this.chunks.length,
       bytes = this.bytes,
       length = this.length,
+      inWasmText = this.inWasmText,
+      wasmLength = this.wasmLength,
       prompts = this.prompts.length,
       promptNumbers = this.promptNumbers.length;
     try {
@@ -187,6 +216,8 @@ class Packer {
       this.chunks.length = chunks;
       this.bytes = bytes;
       this.length = length;
+      this.inWasmText = inWasmText;
+      this.wasmLength = wasmLength;
       // The Rust side reads this one as JSON: the next header sends its config and tools.
       this.config.present = this.tools.present = false;
       this.push(0);
@@ -418,15 +449,14 @@ function own(record, key) {
 let keptPacker;
 
 // The packed batch (see Packer.finish), its numbers written from `address` in `memory` (room for
-// `room`), or the index of the first event that cannot be read (a getter that throws) or written
-// as JSON (a BigInt, a cycle).
-export function promptfoldPackBatch(events, memory, address, room) {
-  const packer = new Packer(memory, address, room, events.length >= LARGE_BATCH ? 0 : GENERIC_COMPARISONS);
+// `room`) and its texts from `textAddress` (room for `textRoom` bytes) while they fit, or the
+// index of the first event that cannot be read (a getter that throws) or written as JSON (a
+// BigInt, a cycle).
+export function promptfoldPackBatch(events, memory, address, room, textAddress, textRoom) {
+  const generic = events.length >= LARGE_BATCH ? 0 : GENERIC_COMPARISONS;
+  const packer = new Packer(memory, address, room, textAddress, textRoom, generic);
   packer.compared = comparisons.made;
-  if (keptPacker === undefined) {
-    keptPacker = new Packer(memory, address, 0, 0);
-    keptPacker.bytes = new Uint8Array(0);
-  }
+  keptPacker ??= new Packer(memory, address, 0, textAddress, 0, 0);
   let i = 0;
   try {
     // The batch fails at an event that is not an object (NOT_AN_OBJECT, unless a later one
