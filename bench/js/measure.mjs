@@ -41,9 +41,10 @@ const [task, workload, arg] = process.argv.slice(2);
 
 if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
 
-// Runs of bench/js/read-floor.mjs's read and load in pf-warm, after runs not counted.
-const READ_FLOOR_RUNS = 3;
-const READ_FLOOR_WARMUP = 1;
+// Runs of bench/js/read-floor.mjs's read and load in pf-warm, after runs not counted (3 after 1
+// moved typical 10k's load by 2x between runs of one build; 7 after 2 add at most about 3 s a process).
+const READ_FLOOR_RUNS = 7;
+const READ_FLOOR_WARMUP = 2;
 
 function collect() {
   for (let i = 0; i < 3; i++) global.gc();
