@@ -109,12 +109,7 @@ impl<'a> Reader<'a> {
         depth: usize,
         remembered: Remembered<'a>,
     ) -> Reader<'a> {
-        Reader {
-            pos,
-            depth,
-            remembered,
-            ..Reader::new(text)
-        }
+        Reader::new(text).placed(pos, depth, remembered)
     }
 
     /// [`Reader::resume`] over UTF-8 bytes not checked yet (a stream's text so far).
@@ -125,11 +120,16 @@ impl<'a> Reader<'a> {
         depth: usize,
         remembered: Remembered<'a>,
     ) -> Reader<'a> {
+        Reader::over(text).placed(pos, depth, remembered)
+    }
+
+    /// This fresh reader moved to byte `pos`, inside `depth` arrays and objects.
+    fn placed(self, pos: usize, depth: usize, remembered: Remembered<'a>) -> Reader<'a> {
         Reader {
             pos,
             depth,
             remembered,
-            ..Reader::over(text)
+            ..self
         }
     }
 
