@@ -55,6 +55,10 @@ bind web web
 bind bundler bundler
 bind nodejs node
 
+# A call on a freed Conversation or SystemPromptState throws a PromptfoldError "FREED" naming
+# its class, and a second free() does nothing (scripts/freed-glue.mjs).
+node scripts/freed-glue.mjs "$out/web/promptfold.js" "$out/bundler/promptfold_bg.js" "$out/node/promptfold.js"
+
 # The Node build is CommonJS, but wasm-bindgen copies the JS modules (src/wasm/js/*.js, under
 # snippets/<crate>/src/wasm/js/) as the ES modules they are written as: turn each
 # `export function f` (`class`, `const`) into a CommonJS export, and each

@@ -254,7 +254,7 @@ test("plain functions: bad arguments", () => {
   assert.throws(() => inspectRequestPrompt(undefined, header(2), { seq: "x" }), (e) => e.code === "INVALID_ARGUMENT");
   const freed = inspectSystemPrompt(undefined, system(1, "A"));
   freed.free();
-  assert.throws(() => inspectSystemPrompt(freed, system(2, "B")), (e) => e.code === "INVALID_ARGUMENT");
+  assert.throws(() => inspectSystemPrompt(freed, system(2, "B")), (e) => e.code === "FREED");
 });
 
 test("the caller's state handle stays valid after being passed as previous", () => {
