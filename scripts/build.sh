@@ -83,7 +83,6 @@ echo '{ "type": "commonjs", "types": "./promptfold.d.ts" }' > "$out/node/package
 # The entries (web/index.js initialized on import, inline/, the Node build with its wasm embedded
 # and its ES module face): see scripts/entries.mjs.
 node scripts/entries.mjs "$out"
-cp "$out/node/promptfold.d.ts" "$out/node/promptfold.d.mts"
 
 # wasm-bindgen types the raw wasm exports (InitOutput, *_bg.wasm.d.ts) with `any`; the public
 # types promise none, and `unknown` says the same without switching type checks off.
