@@ -58,6 +58,9 @@ bind nodejs node
 # A call on a freed Conversation or SystemPromptState throws a PromptfoldError "FREED" naming
 # its class, and a second free() does nothing (scripts/freed-glue.mjs).
 node scripts/freed-glue.mjs "$out/web/promptfold.js" "$out/bundler/promptfold_bg.js" "$out/node/promptfold.js"
+# A seq that is not a number (a string, null, NaN...) throws INVALID_ARGUMENT instead of being
+# converted as Number() converts it (scripts/number-args-glue.mjs).
+node scripts/number-args-glue.mjs "$out/web/promptfold.js" "$out/bundler/promptfold_bg.js" "$out/node/promptfold.js"
 
 # The Node build is CommonJS, but wasm-bindgen copies the JS modules (src/wasm/js/*.js, under
 # snippets/<crate>/src/wasm/js/) as the ES modules they are written as: turn each
