@@ -250,6 +250,11 @@ test("plain functions: bad arguments", () => {
   assert.throws(() => inspectSystemPrompt(undefined, { type: "system/message" }), (e) => e.code === "MISSING_SEQ");
   assert.throws(() => inspectSystemPrompt({ not: "a state" }, system(1, "A")), (e) => e.code === "INVALID_ARGUMENT");
   assert.throws(() => inspectSystemPrompt(undefined, system(1, "A"), { windowStart: "x" }), (e) => e.code === "INVALID_ARGUMENT");
+  // NaN and the infinities cross as JSON null, which meant no window start.
+  for (const windowStart of [NaN, Infinity, -Infinity, null]) {
+    assert.throws(() => inspectSystemPrompt(undefined, system(1, "A"), { windowStart }), (e) => e.code === "INVALID_ARGUMENT", String(windowStart));
+  }
+  assert.equal(inspectSystemPrompt(undefined, system(1, "A"), { windowStart: undefined }).firstSeq, 1, "undefined: no window start");
   assert.throws(() => inspectRequestPrompt(undefined, system(1, "A"), undefined), (e) => e.code === "NOT_A_REQUEST_HEADER" && e.seq === 1);
   assert.throws(() => inspectRequestPrompt(undefined, header(2), { seq: "x" }), (e) => e.code === "INVALID_ARGUMENT");
   const freed = inspectSystemPrompt(undefined, system(1, "A"));
