@@ -10,7 +10,12 @@
 // notification stream). prices.json: `{ "default": { "input": 0.27, "cacheRead": 0.07,
 // "output": 1.1 }, "models": { "deepseek-reasoner": { ... } }, "cacheTtlMs": 300000 }` (dollars
 // per million tokens; `cacheWrite` where the provider bills it; `cacheTtlMs` optional). Without
-// FILE it opens examples/sessions/cache-breaks.jsonl. Needs the Node build: bash scripts/build.sh.
+// FILE it opens examples/sessions/cache-breaks.jsonl; examples/prices.json holds DeepSeek's
+// prices. Needs the Node build: bash scripts/build.sh.
+//
+// Money: cents from $1 up ($12.35), four decimals below ($0.0042), `< $0.0001` for an amount
+// that would print as $0.0000 (`> -$0.0001` below zero), `$0` for none. A figure the ledger does
+// not know (no usage in the log, no request whose cache is known) prints as `unknown`, never 0.
 
 import { readFile } from "node:fs/promises";
 
@@ -45,7 +50,18 @@ function cause(c) {
 }
 
 const known = (value) => (value === undefined ? "unknown" : String(value));
-const dollars = (amount) => `$${amount.toFixed(6)}`;
+/** `count` and the word, plural unless `count` is 1. */
+const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
+
+/** An amount of dollars as the header says. */
+function dollars(amount) {
+  if (amount === undefined) return "unknown";
+  const size = Math.abs(amount);
+  if (size === 0) return "$0";
+  if (size < 0.00005) return amount < 0 ? "> -$0.0001" : "< $0.0001";
+  // 0.99995 and up would print as 1.0000: cents from there.
+  return `${amount < 0 ? "-" : ""}$${size.toFixed(size < 0.99995 ? 4 : 2)}`;
+}
 
 const [path = new URL("./sessions/cache-breaks.jsonl", import.meta.url), pricesPath] = process.argv.slice(2);
 const conversation = new Conversation();
@@ -72,21 +88,26 @@ try {
       r.cost ? `cost ${dollars(r.cost.total)}${r.cost.estimated ? " (estimated)" : ""}` : "",
     ].filter(Boolean);
     const causes = r.causes.length ? `; ${r.causes.map(cause).join("; ")}` : "";
-    console.log(`request ${r.seq}${where} at seq ${r.readSeq}: ${r.totalTokens} tokens: ${cache}${causes}; ${more.join(", ")}`);
+    console.log(`request ${r.seq}${where} at seq ${r.readSeq}: ${plural(r.totalTokens, "token")}: ${cache}${causes}; ${more.join(", ")}`);
   });
   const rate = (value) => (value === undefined ? "unknown" : `${(value * 100).toFixed(1)}%`);
+  // The kept, new and broken sums count the known requests only: with none, they are unknown.
+  const sum = (value) => (summary.knownRequests === 0 ? "unknown" : String(value));
   console.log(
-    `${summary.requests} requests (${summary.knownRequests} known): sent ${summary.totalTokens} tokens, kept ${summary.keptTokens}, ` +
-      `new ${summary.newTokens}, broken ${summary.brokenTokens}; expected hit rate ${rate(summary.expectedHitRate)}, ` +
-      `observed hit rate ${rate(summary.observedHitRate)}` +
+    `${plural(summary.requests, "request")} (${summary.knownRequests} known): sent ${plural(summary.totalTokens, "token")}, ` +
+      `kept ${sum(summary.keptTokens)}, new ${sum(summary.newTokens)}, broken ${sum(summary.brokenTokens)}; ` +
+      `expected hit rate ${rate(summary.expectedHitRate)}, observed hit rate ${rate(summary.observedHitRate)}` +
       (summary.cost === undefined ? "" : `; cost ${dollars(summary.cost.total)}${summary.cost.estimated ? " (partly estimated)" : ""}`),
   );
   for (const group of summary.breaks) {
-    console.log(`break ${group.kind}: ${group.requests} requests, ${group.brokenTokens} tokens lost${group.cost === undefined ? "" : `, ${dollars(group.cost)}`}`);
+    console.log(
+      `break ${group.kind}: ${plural(group.requests, "request")}, ${plural(group.brokenTokens, "token")} lost` +
+        (group.cost === undefined ? "" : `, ${dollars(group.cost)}`),
+    );
   }
   const t = summary.trade;
   console.log(
-    `trade: saved ${t.savedTokens} tokens by appending prompts, carried ${t.supersededTokens} superseded prompt tokens` +
+    `trade: saved ${plural(t.savedTokens, "token")} by appending prompts, carried ${plural(t.supersededTokens, "superseded prompt token")}` +
       (t.balance === undefined ? "" : `; saved ${dollars(t.savedCost)}, carried ${dollars(t.carriedCost)}, balance ${dollars(t.balance)}`),
   );
 } catch (error) {

@@ -55,6 +55,13 @@ bind web web
 bind bundler bundler
 bind nodejs node
 
+# A call on a freed Conversation or SystemPromptState throws a PromptfoldError "FREED" naming
+# its class, and a second free() does nothing (scripts/freed-glue.mjs).
+node scripts/freed-glue.mjs "$out/web/promptfold.js" "$out/bundler/promptfold_bg.js" "$out/node/promptfold.js"
+# A seq that is not a number (a string, null, NaN...) throws INVALID_ARGUMENT instead of being
+# converted as Number() converts it (scripts/number-args-glue.mjs).
+node scripts/number-args-glue.mjs "$out/web/promptfold.js" "$out/bundler/promptfold_bg.js" "$out/node/promptfold.js"
+
 # The Node build is CommonJS, but wasm-bindgen copies the JS modules (src/wasm/js/*.js, under
 # snippets/<crate>/src/wasm/js/) as the ES modules they are written as: turn each
 # `export function f` (`class`, `const`) into a CommonJS export, and each
@@ -79,7 +86,6 @@ echo '{ "type": "commonjs", "types": "./promptfold.d.ts" }' > "$out/node/package
 # The entries (web/index.js initialized on import, inline/, the Node build with its wasm embedded
 # and its ES module face): see scripts/entries.mjs.
 node scripts/entries.mjs "$out"
-cp "$out/node/promptfold.d.ts" "$out/node/promptfold.d.mts"
 
 # wasm-bindgen types the raw wasm exports (InitOutput, *_bg.wasm.d.ts) with `any`; the public
 # types promise none, and `unknown` says the same without switching type checks off.

@@ -9,7 +9,10 @@
 //   node/promptfold.js   the CommonJS build with the wasm embedded instead of read beside
 //                        __dirname, so server bundles (Next.js) need no file next to their chunks
 //   node/promptfold.mjs  its ES module face (one wasm instance for import and require)
-// The .d.ts of each (bundler/promptfold.d.ts is the public API without init functions).
+// The .d.ts of each (bundler/promptfold.d.ts is the public API without init functions): the
+// entries initialized on import re-export the API's names only, not the web build's `initSync`
+// and `init`; the Node ESM face's default export (the CommonJS exports object) is declared in
+// node/promptfold.d.mts. tests/types/exports.mjs checks each entry against its declarations.
 // Usage: node scripts/entries.mjs <pkg folder>
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -64,6 +67,18 @@ write("node/promptfold.mjs", [
   ...names.map((name) => `export const ${name} = promptfold.${name};`),
   "export default promptfold;",
 ]);
+// Its types: the CommonJS build's, and the default export, an object of the same values.
+write("node/promptfold.d.mts", [
+  readFileSync(join(out, "node", "promptfold.d.ts"), "utf8").trimEnd(),
+  "",
+  "/** The CommonJS build's exports object (`require(\"promptfold\")`): the named exports' values. */",
+  "declare const promptfold: {",
+  ...names.map((name) => `  readonly ${name}: typeof ${name};`),
+  "};",
+  "export default promptfold;",
+]);
+// The API's names, for the entries that initialize the web build themselves.
+const api = `export { ${names.join(", ")} } from`;
 
 // Browsers and bundlers: initialized on import, the .wasm fetched (streamed) from beside it.
 write("web/index.js", [
@@ -72,7 +87,7 @@ write("web/index.js", [
   "// it streams (bundlers see the URL and emit the file).",
   'import init from "./promptfold.js";',
   'await init({ module_or_path: new URL("./promptfold_bg.wasm", import.meta.url) });',
-  'export * from "./promptfold.js";',
+  `${api} "./promptfold.js";`,
 ]);
 write("web/index.d.ts", [generated, 'export * from "../bundler/promptfold.js";']);
 
@@ -92,6 +107,6 @@ write("inline/promptfold.js", [
   "  return bytes;",
   "}",
   "initSync({ module: decode(base64) });",
-  'export * from "../web/promptfold.js";',
+  `${api} "../web/promptfold.js";`,
 ]);
 write("inline/promptfold.d.ts", [generated, 'export * from "../bundler/promptfold.js";']);

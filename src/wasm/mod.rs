@@ -112,7 +112,8 @@ export type ErrorCode =
   | "NOT_A_REQUEST_HEADER"
   | "UNSUPPORTED_FORMAT_VERSION"
   | "NOT_A_SESSION_LOG"
-  | "OUT_OF_MEMORY";
+  | "OUT_OF_MEMORY"
+  | "FREED";
 
 /** What promptfold throws: an `Error` with a stable `code`, and the offending event's place. */
 export interface PromptfoldError extends Error {

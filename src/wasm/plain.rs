@@ -84,11 +84,12 @@ pub(crate) fn node_from_json(value: &JsonValue) -> Result<SystemPromptNode, Erro
     })
 }
 
-/// Reads `{ windowStart? }`: the window start, rounded down to an integer.
+/// Reads `{ windowStart? }`: the window start, rounded down to an integer. A `null` is refused:
+/// JSON text writes NaN and the infinities as `null`, which would mean no window start.
 pub(crate) fn window_start_from_json(value: &JsonValue) -> Result<Option<Seq>, Error> {
     let map = object(value, "options")?;
     match map.get("windowStart") {
-        None | Some(JsonValue::Null) => Ok(None),
+        None => Ok(None),
         Some(value) => {
             let start = value
                 .as_f64()
@@ -136,6 +137,7 @@ mod tests {
             Some(7)
         );
         assert_eq!(window_start_from_json(&json(r#"{}"#)).unwrap(), None);
+        assert!(window_start_from_json(&json(r#"{ "windowStart": null }"#)).is_err());
     }
 
     #[test]

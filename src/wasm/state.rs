@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{event_from_js, optional_json};
 use super::data::{inspection_to_js, node_to_js, nodes_to_js, state_to_js};
-use super::error::throw;
+use super::error::{throw, to_js_error};
 use crate::fold::request::inspect_request_prompt;
 use crate::fold::{inspect_system_prompt, SystemPromptState};
 use crate::wasm::plain::{node_from_json, snapshot_from_json, window_start_from_json};
@@ -116,7 +116,7 @@ pub fn inspect_system_prompt_js(
     #[wasm_bindgen(unchecked_param_type = "SessionEvent")] event: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "InspectOptions")] options: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
-    let previous = throw(state_from_js(&previous))?;
+    let previous = state_from_js(&previous)?;
     let event = throw(event_from_js(&event))?;
     let options = options.unwrap_or(JsValue::UNDEFINED);
     let window_start = match throw(optional_json(&options, "options"))? {
@@ -130,20 +130,23 @@ pub fn inspect_system_prompt_js(
 }
 
 /// Reads a `SystemPromptState | undefined` argument without taking the caller's handle: its
-/// `clone()` gives a fresh handle, and that one is taken.
-fn state_from_js(value: &JsValue) -> Result<Option<SystemPromptState>, crate::Error> {
+/// `clone()` gives a fresh handle, and that one is taken. What `clone()` throws is passed on as
+/// it is: for a freed handle, the glue's `FREED` error.
+fn state_from_js(value: &JsValue) -> Result<Option<SystemPromptState>, JsValue> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
-    let invalid = || crate::Error::InvalidArgument {
-        argument: "previous".to_owned(),
-        message: "expected a live SystemPromptState or undefined".to_owned(),
+    let invalid = || {
+        to_js_error(&crate::Error::InvalidArgument {
+            argument: "previous".to_owned(),
+            message: "expected a live SystemPromptState or undefined".to_owned(),
+        })
     };
     let method = js_sys::Reflect::get(value, &JsValue::from_str("clone")).map_err(|_| invalid())?;
     let clone = method
         .dyn_into::<js_sys::Function>()
         .map_err(|_| invalid())?;
-    let copy = clone.call0(value).map_err(|_| invalid())?;
+    let copy = clone.call0(value)?;
     let handle = JsSystemPromptState::try_from_js_value(copy).map_err(|_| invalid())?;
     Ok(Some(handle.inner))
 }

@@ -25,6 +25,8 @@ export class WorkerConversation {
   /** Request id -> { resolve, reject, onProgress?, onWindow? }. */
   #pending = new Map();
   #ready;
+  /** Resolves `#ready`: the worker said so, failed, or was terminated. */
+  #setReady;
   #failed;
 
   /** Drives `worker`: a Web Worker, or a Node `worker_threads` Worker. */
@@ -34,6 +36,7 @@ export class WorkerConversation {
     this.#ready = new Promise((resolve) => {
       ready = resolve;
     });
+    this.#setReady = ready;
     const onMessage = (message) => {
       if (message?.type === "ready") {
         ready();
@@ -129,12 +132,16 @@ export class WorkerConversation {
     return this.#send({ type: "close" });
   }
 
-  /** Stops the worker; pending calls reject. */
+  /** Stops the worker; pending and later calls reject with a PromptfoldError `FREED`. */
   terminate() {
-    const stopped = new Error("the worker was terminated");
+    const stopped = new Error("this WorkerConversation was terminated; create a new one");
+    stopped.name = "PromptfoldError";
+    stopped.code = "FREED";
     for (const pending of this.#pending.values()) pending.reject(stopped);
     this.#pending.clear();
     this.#failed = stopped;
+    // Calls still waiting for the worker's start see #failed once it counts as ready.
+    this.#setReady();
     this.#worker.terminate();
   }
 }

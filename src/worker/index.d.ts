@@ -154,7 +154,7 @@ export declare class WorkerConversation {
   info(): Promise<WorkerWindowInfo>;
   /** Frees the worker's conversation. */
   close(): Promise<void>;
-  /** Stops the worker; pending calls reject. */
+  /** Stops the worker; pending and later calls reject with a `PromptfoldError` (`FREED`). */
   terminate(): void;
 }
 

@@ -250,11 +250,55 @@ test("plain functions: bad arguments", () => {
   assert.throws(() => inspectSystemPrompt(undefined, { type: "system/message" }), (e) => e.code === "MISSING_SEQ");
   assert.throws(() => inspectSystemPrompt({ not: "a state" }, system(1, "A")), (e) => e.code === "INVALID_ARGUMENT");
   assert.throws(() => inspectSystemPrompt(undefined, system(1, "A"), { windowStart: "x" }), (e) => e.code === "INVALID_ARGUMENT");
+  // NaN and the infinities cross as JSON null, which meant no window start.
+  for (const windowStart of [NaN, Infinity, -Infinity, null]) {
+    assert.throws(() => inspectSystemPrompt(undefined, system(1, "A"), { windowStart }), (e) => e.code === "INVALID_ARGUMENT", String(windowStart));
+  }
+  assert.equal(inspectSystemPrompt(undefined, system(1, "A"), { windowStart: undefined }).firstSeq, 1, "undefined: no window start");
   assert.throws(() => inspectRequestPrompt(undefined, system(1, "A"), undefined), (e) => e.code === "NOT_A_REQUEST_HEADER" && e.seq === 1);
   assert.throws(() => inspectRequestPrompt(undefined, header(2), { seq: "x" }), (e) => e.code === "INVALID_ARGUMENT");
   const freed = inspectSystemPrompt(undefined, system(1, "A"));
   freed.free();
-  assert.throws(() => inspectSystemPrompt(freed, system(2, "B")), (e) => e.code === "INVALID_ARGUMENT");
+  assert.throws(() => inspectSystemPrompt(freed, system(2, "B")), (e) => e.code === "FREED");
+});
+
+test("a seq that is neither a number nor undefined is INVALID_ARGUMENT; other numbers are points in seq order", () => {
+  const conversation = loaded();
+  const before = snapshot(conversation);
+  const methods = ["contextAt", "contextSummaryAt", "indexOfSeq", "requestAt", "stateAt"];
+  // Each was converted as Number() converts it: "13" was seq 13, null and "" seq 0, true seq 1,
+  // [13] seq 13; a BigInt or a Symbol threw a TypeError.
+  for (const method of methods) {
+    for (const value of ["13", "", null, true, [13], {}, 13n, Symbol("seq")]) {
+      assert.throws(() => conversation[method](value), (error) => {
+        assert.equal(error.name, "PromptfoldError", `${method}(${String(value)}): ${error.message}`);
+        assert.equal(error.code, "INVALID_ARGUMENT", `${method}(${String(value)})`);
+        assert.match(error.message, /^invalid argument `seq`: expected a number, found /);
+        return true;
+      });
+    }
+    assert.doesNotThrow(() => conversation[method](13));
+  }
+  assert.throws(() => conversation.indexOfSeq(null), /found null$/);
+  assert.throws(() => conversation.stateAt("13"), /found string$/);
+  // NaN and undefined are no seq (docs/api.md): undefined, or the empty context.
+  for (const none of [NaN, undefined]) {
+    assert.equal(conversation.stateAt(none), undefined);
+    assert.equal(conversation.requestAt(none), undefined);
+    assert.equal(conversation.indexOfSeq(none), undefined);
+    assert.deepEqual(conversation.contextAt(none).nodes, []);
+    assert.equal(conversation.contextSummaryAt(none).totalTokens, 0);
+  }
+  // Numbers that are no event's seq answer as the docs say: after every event with seq <= it.
+  assert.equal(conversation.stateAt(-1), undefined);
+  assert.equal(conversation.stateAt(12.5)?.effective?.seq, 12);
+  assert.equal(conversation.stateAt(Infinity)?.effective?.seq, 12);
+  assert.deepEqual(conversation.contextAt(-1).nodes, []);
+  assert.deepEqual(conversation.contextAt(Infinity), conversation.contextAt(13));
+  assert.equal(conversation.indexOfSeq(12.5), undefined);
+  assert.equal(conversation.requestAt(-13), undefined);
+  assert.equal(snapshot(conversation), before, "the window is unchanged");
+  conversation.free();
 });
 
 test("the caller's state handle stays valid after being passed as previous", () => {

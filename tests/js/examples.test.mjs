@@ -105,7 +105,10 @@ test("docs/context.md shows what context-cost.mjs prints for the bundled session
 });
 
 const cacheReport = join(repoRoot, "examples", "cache-report.mjs");
-const PRICES = { default: { input: 0.27, cacheRead: 0.07, output: 1.1 }, models: { "deepseek-reasoner": { input: 0.55, cacheRead: 0.14, cacheWrite: 0.2, output: 2.19 } }, cacheTtlMs: 300000 };
+const PRICES = JSON.parse(readFileSync(join(repoRoot, "examples", "prices.json"), "utf8"));
+// Prices that put every amount of cache-breaks.jsonl at $1 or more (or $0), and below $0.0001.
+const LARGE = { default: { input: 20000, cacheRead: 5000, output: 40000 }, cacheTtlMs: 300000 };
+const TINY = { default: { input: 0.0001, cacheRead: 0.00002, output: 0.0004 }, cacheTtlMs: 300000 };
 
 /** The words cache-report.mjs must print for a cause. */
 function causeWords(cause) {
@@ -123,62 +126,161 @@ function causeWords(cause) {
   }
 }
 
-for (const [name, withPrices] of [["cache-breaks.jsonl", false], ["cache-breaks.jsonl", true], ["session.jsonl", false]]) {
-  test(`cache-report.mjs prints the ledger of ${name}${withPrices ? " with prices" : ""}`, () => {
-    const dir = mkdtempSync(join(tmpdir(), "promptfold-cache-report-"));
+/** A count and its noun as English writes them: "1 request", "0 requests", "2 requests". */
+const counted = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
+/** An amount as cache-report.mjs prints it: "$12.35", "-$0.0042", "< $0.0001", "$0". */
+const MONEY = String.raw`(?:[<>] )?-?\$[0-9.]+`;
+
+/** Checks that `text` says `amount` dollars by the rules of the example's header comment. */
+function assertDollars(text, amount, where) {
+  assert.equal(typeof amount, "number", `${where}: the ledger has the amount`);
+  if (amount === 0) return assert.equal(text, "$0", where);
+  if (Math.abs(amount) < 0.00005) return assert.equal(text, amount < 0 ? "> -$0.0001" : "< $0.0001", where);
+  const parts = /^(-?)\$(\d+)\.(\d+)$/.exec(text);
+  assert.ok(parts, `${where}: ${text} is an amount`);
+  assert.equal(parts[1] === "-", amount < 0, `${where}: sign of ${text} for ${amount}`);
+  const decimals = parts[3].length;
+  assert.equal(decimals, Math.abs(amount) >= 1 ? 2 : 4, `${where}: ${text} for ${amount}`);
+  const shown = Number(`${parts[2]}.${parts[3]}`);
+  assert.ok(Math.abs(shown - Math.abs(amount)) <= 0.5 * 10 ** -decimals + 1e-12, `${where}: ${text} rounds ${amount}`);
+}
+
+/** Runs cache-report.mjs on `file` with `prices` (none: no prices file); its stdout lines. */
+function report(file, prices) {
+  const dir = mkdtempSync(join(tmpdir(), "promptfold-cache-report-"));
+  try {
     const pricesPath = join(dir, "prices.json");
-    writeFileSync(pricesPath, JSON.stringify(PRICES));
-    const { cacheTtlMs, ...prices } = PRICES;
-    const conv = new Conversation();
-    let ledger;
-    try {
-      conv.loadJson(readFileSync(join(sessions, name)));
-      ledger = conv.cacheLedger(withPrices ? { prices, cacheTtlMs } : {});
-    } finally {
-      conv.free();
-    }
-    const result = run([cacheReport, join(sessions, name), ...(withPrices ? [pricesPath] : [])]);
-    rmSync(dir, { recursive: true, force: true });
+    if (prices) writeFileSync(pricesPath, JSON.stringify(prices));
+    const result = run([cacheReport, file, ...(prices ? [pricesPath] : [])]);
     assert.equal(result.status, 0, result.stderr);
-    const lines = result.stdout.trim().split("\n");
-    const { requests, summary } = ledger;
-    assert.ok(requests.length >= 3, "the session has requests");
-    assert.equal(lines.length, requests.length + 1 + summary.breaks.length + 1);
-    requests.forEach((r, i) => {
-      const line = lines[i];
-      assert.ok(line.startsWith(`request ${r.seq} `), line);
-      assert.ok(line.includes(` at seq ${r.readSeq}: ${r.totalTokens} tokens: `), line);
-      assert.ok(line.includes(r.keptTokens === undefined ? "kept unknown, new unknown, broken unknown" : `kept ${r.keptTokens}, new ${r.newTokens}, broken ${r.brokenTokens}`), line);
-      const words = r.causes.flatMap(causeWords);
-      for (const word of words) assert.ok(line.includes(word), `${line} names ${word}`);
-      assert.equal((line.match(/; /g) ?? []).length, r.causes.length + 1, `${line}: one part per cause`);
-      assert.ok(line.includes(`cache read ${r.observed.cacheReadTokens ?? "unknown"} of input ${r.observed.inputTokens ?? "unknown"}`), line);
-      assert.equal(line.includes("shortfall "), r.shortfallTokens !== undefined, line);
-      if (r.shortfallTokens !== undefined) assert.ok(line.includes(`shortfall ${r.shortfallTokens}`), line);
-      if (r.savedTokens !== undefined) assert.ok(line.includes(`saved ${r.savedTokens}`), line);
-      assert.equal(line.includes("cost $"), r.cost !== undefined, line);
-      if (r.cost) assert.ok(line.includes(`cost $${r.cost.total.toFixed(6)}${r.cost.estimated ? " (estimated)" : ""}`), line);
-    });
-    const rate = (value) => (value === undefined ? "unknown" : `${(value * 100).toFixed(1)}%`);
-    assert.equal(lines[requests.length],
-      `${summary.requests} requests (${summary.knownRequests} known): sent ${summary.totalTokens} tokens, kept ${summary.keptTokens}, ` +
-      `new ${summary.newTokens}, broken ${summary.brokenTokens}; expected hit rate ${rate(summary.expectedHitRate)}, ` +
-      `observed hit rate ${rate(summary.observedHitRate)}` +
-      (summary.cost === undefined ? "" : `; cost $${summary.cost.total.toFixed(6)}${summary.cost.estimated ? " (partly estimated)" : ""}`));
-    summary.breaks.forEach((group, k) => {
-      assert.equal(lines[requests.length + 1 + k], `break ${group.kind}: ${group.requests} requests, ${group.brokenTokens} tokens lost${group.cost === undefined ? "" : `, $${group.cost.toFixed(6)}`}`);
-    });
-    const t = summary.trade;
-    assert.equal(lines.at(-1), `trade: saved ${t.savedTokens} tokens by appending prompts, carried ${t.supersededTokens} superseded prompt tokens` +
-      (t.balance === undefined ? "" : `; saved $${t.savedCost.toFixed(6)}, carried $${t.carriedCost.toFixed(6)}, balance $${t.balance.toFixed(6)}`));
-    assert.equal(t.balance !== undefined, withPrices, "money only with prices");
+    return result.stdout.trim().split("\n");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The cache ledger of `bytes` with the options of `prices`. */
+function ledgerOf(bytes, prices) {
+  const conv = new Conversation();
+  try {
+    conv.loadJson(bytes);
+    if (!prices) return conv.cacheLedger({});
+    const { cacheTtlMs, ...rest } = prices;
+    return conv.cacheLedger({ prices: rest, cacheTtlMs });
+  } finally {
+    conv.free();
+  }
+}
+
+/** Checks every line of cache-report.mjs's output against the ledger it prints. */
+function assertReport(lines, ledger, withPrices) {
+  const { requests, summary } = ledger;
+  assert.equal(lines.length, requests.length + 1 + summary.breaks.length + 1);
+  for (const line of lines) assert.doesNotMatch(line, /(?<![\d.])1 (requests|tokens)\b/, `${line}: a plural after 1`);
+  requests.forEach((r, i) => {
+    const line = lines[i];
+    assert.ok(line.startsWith(`request ${r.seq} `), line);
+    assert.ok(line.includes(` at seq ${r.readSeq}: ${counted(r.totalTokens, "token")}: `), line);
+    assert.ok(line.includes(r.keptTokens === undefined ? "kept unknown, new unknown, broken unknown" : `kept ${r.keptTokens}, new ${r.newTokens}, broken ${r.brokenTokens}`), line);
+    const words = r.causes.flatMap(causeWords);
+    for (const word of words) assert.ok(line.includes(word), `${line} names ${word}`);
+    assert.equal((line.match(/; /g) ?? []).length, r.causes.length + 1, `${line}: one part per cause`);
+    assert.ok(line.includes(`cache read ${r.observed.cacheReadTokens ?? "unknown"} of input ${r.observed.inputTokens ?? "unknown"}`), line);
+    assert.equal(line.includes("shortfall "), r.shortfallTokens !== undefined, line);
+    if (r.shortfallTokens !== undefined) assert.ok(line.includes(`shortfall ${r.shortfallTokens}`), line);
+    if (r.savedTokens !== undefined) assert.ok(line.includes(`saved ${r.savedTokens}`), line);
+    const cost = new RegExp(`, cost (${MONEY})( \\(estimated\\))?$`).exec(line);
+    assert.equal(cost !== null, r.cost !== undefined, line);
+    if (r.cost) {
+      assertDollars(cost[1], r.cost.total, line);
+      assert.equal(cost[2] !== undefined, r.cost.estimated, line);
+    }
+  });
+  const rate = (value) => (value === undefined ? "unknown" : `${(value * 100).toFixed(1)}%`);
+  const sum = (value) => (summary.knownRequests === 0 ? "unknown" : String(value));
+  const [total, totalCost, partly] = lines[requests.length].split(new RegExp(`; cost (${MONEY})( \\(partly estimated\\))?$`));
+  assert.equal(total,
+    `${counted(summary.requests, "request")} (${summary.knownRequests} known): sent ${counted(summary.totalTokens, "token")}, ` +
+    `kept ${sum(summary.keptTokens)}, new ${sum(summary.newTokens)}, broken ${sum(summary.brokenTokens)}; ` +
+    `expected hit rate ${rate(summary.expectedHitRate)}, observed hit rate ${rate(summary.observedHitRate)}`);
+  assert.equal(totalCost !== undefined, summary.cost !== undefined);
+  if (summary.cost) {
+    assertDollars(totalCost, summary.cost.total, "summary");
+    assert.equal(partly !== undefined, summary.cost.estimated);
+  }
+  summary.breaks.forEach((group, k) => {
+    const [words, amount] = lines[requests.length + 1 + k].split(new RegExp(`, (${MONEY})$`));
+    assert.equal(words, `break ${group.kind}: ${counted(group.requests, "request")}, ${counted(group.brokenTokens, "token")} lost`);
+    assert.equal(amount !== undefined, group.cost !== undefined, words);
+    if (group.cost !== undefined) assertDollars(amount, group.cost, words);
+  });
+  const t = summary.trade;
+  const [trade, saved, carried, balance] = lines.at(-1).split(new RegExp(`; saved (${MONEY}), carried (${MONEY}), balance (${MONEY})$`));
+  assert.equal(trade, `trade: saved ${counted(t.savedTokens, "token")} by appending prompts, carried ${counted(t.supersededTokens, "superseded prompt token")}`);
+  assert.equal(t.balance !== undefined, withPrices, "money only with prices");
+  assert.equal(balance !== undefined, withPrices, lines.at(-1));
+  if (withPrices) {
+    assertDollars(saved, t.savedCost, "trade saved");
+    assertDollars(carried, t.carriedCost, "trade carried");
+    assertDollars(balance, t.balance, "trade balance");
+  }
+}
+
+for (const [name, prices, label] of [
+  ["cache-breaks.jsonl", undefined, ""],
+  ["cache-breaks.jsonl", PRICES, " with examples/prices.json"],
+  ["cache-breaks.jsonl", LARGE, " with prices that cost dollars"],
+  ["cache-breaks.jsonl", TINY, " with prices below $0.0001"],
+  ["session.jsonl", undefined, ""],
+]) {
+  test(`cache-report.mjs prints the ledger of ${name}${label}`, () => {
+    const path = join(sessions, name);
+    const ledger = ledgerOf(readFileSync(path), prices);
+    assert.ok(ledger.requests.length >= 3, "the session has requests");
+    const lines = report(path, prices);
+    assertReport(lines, ledger, prices !== undefined);
+    const all = lines.join("\n");
+    if (prices === LARGE) assert.match(all, /, cost \$\d+\.\d\d\b(?!\d)/, "amounts of dollars in cents");
+    if (prices === TINY) assert.match(all, /< \$0\.0001/, "amounts below $0.0001");
+    if (prices === PRICES) assert.match(all, /\$0\.\d{4}\b/, "amounts below $1 in four decimals");
     if (name === "cache-breaks.jsonl") {
-      const kinds = new Set(requests.flatMap((r) => r.causes.map((c) => c.kind)));
+      const kinds = new Set(ledger.requests.flatMap((r) => r.causes.map((c) => c.kind)));
       for (const kind of ["route", "tools", "system-rewrite", "compaction", "prune", "replacement"]) assert.ok(kinds.has(kind), `a ${kind} break`);
-      assert.equal(kinds.has("idle"), withPrices, "idle needs the TTL of prices.json");
+      assert.equal(kinds.has("idle"), prices !== undefined, "idle needs the TTL of prices.json");
     }
   });
 }
+
+test("cache-report.mjs of a session with one request: 1 request, its sums unknown, not 0", () => {
+  const whole = readFileSync(join(sessions, "cache-breaks.jsonl"), "utf8");
+  const second = ledgerOf(Buffer.from(whole), undefined).requests[1].seq;
+  // The header and the events before the second request's step start.
+  const rows = whole.split("\n").filter((line) => line !== "" && !(JSON.parse(line).seq >= second));
+  const dir = mkdtempSync(join(tmpdir(), "promptfold-cache-report-"));
+  try {
+    const path = join(dir, "one-request.jsonl");
+    writeFileSync(path, rows.join("\n") + "\n");
+    for (const prices of [undefined, PRICES]) {
+      const ledger = ledgerOf(readFileSync(path), prices);
+      assert.equal(ledger.requests.length, 1);
+      assert.equal(ledger.summary.knownRequests, 0);
+      const lines = report(path, prices);
+      assertReport(lines, ledger, prices !== undefined);
+      assert.match(lines[1], /^1 request \(0 known\): sent \d+ tokens, kept unknown, new unknown, broken unknown; expected hit rate unknown/);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("docs/demo-cache.md shows what cache-report.mjs prints with examples/prices.json", () => {
+  const doc = readFileSync(join(repoRoot, "docs", "demo-cache.md"), "utf8");
+  const shown = /`node examples\/cache-report\.mjs examples\/sessions\/cache-breaks\.jsonl examples\/prices\.json`[\s\S]*?```text\n([\s\S]*?)```/.exec(doc);
+  assert.ok(shown, "docs/demo-cache.md has the example's output");
+  const result = run([cacheReport, join(sessions, "cache-breaks.jsonl"), join(repoRoot, "examples", "prices.json")]);
+  assert.equal(result.status, 0, result.stderr);
+  assert.equal(shown[1], result.stdout);
+});
 
 test("the committed cache session file is what scripts/make-cache-session.mjs writes", () => {
   const result = run([join(repoRoot, "scripts", "make-cache-session.mjs"), "--check"]);

@@ -332,7 +332,8 @@ void opening.then((opened) => {
   const tornAt: number | undefined = opened.tornTail?.line;
   const compression: "none" | "zstd" = opened.compression;
   const notALog: ErrorCode = "NOT_A_SESSION_LOG";
-  void [windowOf, tornAt, compression, notALog];
+  const freed: ErrorCode = "FREED";
+  void [windowOf, tornAt, compression, notALog, freed];
 });
 void openSession(new Blob([]));
 // @ts-expect-error a string is not a source (give a Blob or a stream)
