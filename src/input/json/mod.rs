@@ -15,6 +15,7 @@ mod value;
 pub use value::{JsonObject, JsonValue};
 
 use crate::error::Error;
+use crate::input::binary::{binary_at, binary_message, column_at};
 use reader::SyntaxError;
 
 /// The [`Error::MalformedJson`] for `err` in `text`, whose first line is line `first_line + 1`
@@ -25,12 +26,24 @@ pub(crate) fn malformed(text: &str, err: &SyntaxError, first_line: usize) -> Err
         .rfind('\n')
         .map_or(0, |newline| newline.saturating_add(1));
     let newlines = before.bytes().filter(|byte| *byte == b'\n').count();
+    let line = first_line.saturating_add(newlines).saturating_add(1);
+    // Binary data fails at its first odd byte with whatever JSON fault that byte makes: say
+    // what it is instead (an error path only; the reader never looks for it).
+    let from_line = text.as_bytes().get(line_start..).unwrap_or_default();
+    if let Some(at) = binary_at(from_line) {
+        let byte = from_line.get(at).copied().unwrap_or_default();
+        return Error::MalformedJson {
+            line,
+            column: column_at(from_line, at),
+            message: binary_message(byte),
+        };
+    }
     let column = before
         .get(line_start..)
         .map_or(0, |line| line.chars().count())
         .saturating_add(1);
     Error::MalformedJson {
-        line: first_line.saturating_add(newlines).saturating_add(1),
+        line,
         column,
         message: err.message.to_owned(),
     }

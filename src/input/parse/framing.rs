@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::Kind;
 use crate::error::Error;
+use crate::input::binary::{binary_at, binary_message, column_at};
 use crate::input::event::{Seq, SessionEvent};
 use crate::input::json::JsonValue;
 
@@ -278,12 +279,27 @@ pub(crate) fn text_of_bytes(
         }
     }
     let valid_prefix = bytes.get(..valid).unwrap_or_default();
+    let line = valid_prefix
+        .iter()
+        .filter(|byte| **byte == b'\n')
+        .count()
+        .saturating_add(1);
+    // Binary data (a gzip or PNG file) says so rather than "invalid UTF-8".
+    let failing_line = valid_prefix
+        .iter()
+        .rposition(|byte| *byte == b'\n')
+        .map_or(0, |newline| newline.saturating_add(1));
+    let from_line = bytes.get(failing_line..).unwrap_or_default();
+    if let Some(at) = binary_at(from_line) {
+        let byte = from_line.get(at).copied().unwrap_or_default();
+        return Err(Error::MalformedJson {
+            line,
+            column: column_at(from_line, at),
+            message: binary_message(byte),
+        });
+    }
     Err(Error::MalformedJson {
-        line: valid_prefix
-            .iter()
-            .filter(|byte| **byte == b'\n')
-            .count()
-            .saturating_add(1),
+        line,
         column: 0,
         message: format!("invalid UTF-8: {error}"),
     })
