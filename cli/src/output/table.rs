@@ -19,8 +19,11 @@ enum Align {
 /// A column: title, width, alignment.
 type Column = (&'static str, usize, Align);
 
+/// The width of the SESSION column.
+const SESSION_WIDTH: usize = 20;
+
 const SESSIONS: [Column; 10] = [
-    ("SESSION", 20, Align::Left),
+    ("SESSION", SESSION_WIDTH, Align::Left),
     ("CREATED", 10, Align::Left),
     ("REQS", 5, Align::Right),
     ("TOKENS", 7, Align::Right),
@@ -83,6 +86,17 @@ fn cut(text: &str, width: usize) -> (Cow<'_, str>, usize) {
     (Cow::Owned(kept), used)
 }
 
+/// The SESSION cell: the label, with a `*` when the file was cut short, kept however long the
+/// label (a long one is cut before the mark, not the mark with it).
+fn session_label(label: &str, cut_short: bool) -> String {
+    if !cut_short {
+        return label.to_string();
+    }
+    let printed = printable(label);
+    let (kept, _) = cut(&printed, SESSION_WIDTH.saturating_sub(1));
+    format!("{kept}*")
+}
+
 fn line(columns: &[Column], cells: &[String]) -> String {
     let parts: Vec<String> = columns
         .iter()
@@ -141,12 +155,8 @@ fn maybe(value: Option<u64>) -> String {
 pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "{}", titles(&SESSIONS))?;
     for row in &report.sessions {
-        let mut label = row.label();
-        if row.torn_tail || row.incomplete {
-            label.push('*');
-        }
         let cells = [
-            label,
+            session_label(&row.label(), row.torn_tail || row.incomplete),
             row.created_at
                 .and_then(date_of)
                 .unwrap_or_else(|| "-".to_string()),
@@ -285,6 +295,22 @@ mod tests {
             ),
             format!("{accented}{accented}…")
         );
+    }
+
+    #[test]
+    fn a_long_label_keeps_its_cut_short_mark() {
+        let long = "a-rather-long-session-identifier-0001";
+        let cell = fit(&session_label(long, true), SESSION_WIDTH, Align::Left);
+        assert_eq!(cell, "a-rather-long-sess…*");
+        assert_eq!(session_label("s-1", true), "s-1*");
+        assert_eq!(session_label(long, false), long);
+        // Wide and escaped labels too.
+        let wide = fit(
+            &session_label("日本語のセッション名前", true),
+            20,
+            Align::Left,
+        );
+        assert_eq!(wide, "日本語のセッション…*");
     }
 
     #[test]
