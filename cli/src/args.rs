@@ -104,8 +104,8 @@ pub struct ReportArgs {
     /// No progress bar and no summary line on stderr (errors are still printed).
     #[arg(long, short)]
     pub quiet: bool,
-    /// Threads reading sessions (default: one per core; at most 1024).
-    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(..=MAX_JOBS))]
+    /// Threads reading sessions (default: one per core; 1 to 1024).
+    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_JOBS))]
     pub jobs: Option<u16>,
     /// The ledger's options.
     #[command(flatten)]

@@ -279,6 +279,10 @@ fn a_batch_of_good_files_exits_0_and_a_usage_error_exits_2() {
         run_in(dir.path(), &["report", "a", "-q", "-j", "2"]).code,
         0
     );
+    // No threads at all is no setting either (it quietly meant one per core).
+    let none = run_in(dir.path(), &["report", "a", "-q", "--jobs", "0"]);
+    assert_eq!(none.code, 2, "{}", none.stderr);
+    assert!(none.stderr.contains("1..=1024"), "{}", none.stderr);
     assert_eq!(run_in(dir.path(), &["--help"]).code, 0);
     let help = run_in(dir.path(), &["report", "--help"]);
     assert!(help.stdout.contains("Examples:") && help.stdout.contains("Exit status"));
