@@ -42,8 +42,8 @@ pub enum Command {
 /// Options of the cache ledger shared by both subcommands.
 #[derive(Debug, Args)]
 pub struct LedgerArgs {
-    /// Prices per million tokens, as JSON: {"default": {"input": 3, "cacheRead": 0.3,
-    /// "cacheWrite": 3.75, "output": 15}, "models": {"<model id>": {...}}} (cacheWrite optional;
+    /// Prices per million tokens, as JSON: `{"default": {"input": 3, "cacheRead": 0.3,
+    /// "cacheWrite": 3.75, "output": 15}, "models": {"<model id>": {...}}}` (cacheWrite optional;
     /// a price below 0 or a member not named here is a usage error).
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
@@ -86,8 +86,8 @@ pub const MAX_JOBS: i64 = 1024;
 /// `promptfold report PATH...`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Folders (the harness's layout: <root>/<scope>/<session-id>/session.v<N>.jsonl[.zstd]) and
-    /// session files.
+    /// Folders (the harness's layout: `<root>/<scope>/<session-id>/session.v<N>.jsonl[.zstd]`)
+    /// and session files.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Output format.
