@@ -15,7 +15,7 @@ mod value;
 pub use value::{JsonObject, JsonValue};
 
 use crate::error::Error;
-use crate::input::binary::{binary_at, binary_message, column_at};
+use crate::input::binary::binary_error;
 use reader::SyntaxError;
 
 /// The [`Error::MalformedJson`] for `err` in `text`, whose first line is line `first_line + 1`
@@ -29,14 +29,12 @@ pub(crate) fn malformed(text: &str, err: &SyntaxError, first_line: usize) -> Err
     let line = first_line.saturating_add(newlines).saturating_add(1);
     // Binary data fails at its first odd byte with whatever JSON fault that byte makes: say
     // what it is instead (an error path only; the reader never looks for it).
-    let from_line = text.as_bytes().get(line_start..).unwrap_or_default();
-    if let Some(at) = binary_at(from_line) {
-        let byte = from_line.get(at).copied().unwrap_or_default();
-        return Error::MalformedJson {
-            line,
-            column: column_at(from_line, at),
-            message: binary_message(byte),
-        };
+    if let Some(error) = binary_error(
+        text.as_bytes().get(line_start..).unwrap_or_default(),
+        line,
+        None,
+    ) {
+        return error;
     }
     let column = before
         .get(line_start..)

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::Kind;
 use crate::error::Error;
-use crate::input::binary::{binary_at, binary_message, column_at};
+use crate::input::binary::binary_error;
 use crate::input::event::{Seq, SessionEvent};
 use crate::input::json::JsonValue;
 
@@ -289,14 +289,12 @@ pub(crate) fn text_of_bytes(
         .iter()
         .rposition(|byte| *byte == b'\n')
         .map_or(0, |newline| newline.saturating_add(1));
-    let from_line = bytes.get(failing_line..).unwrap_or_default();
-    if let Some(at) = binary_at(from_line) {
-        let byte = from_line.get(at).copied().unwrap_or_default();
-        return Err(Error::MalformedJson {
-            line,
-            column: column_at(from_line, at),
-            message: binary_message(byte),
-        });
+    if let Some(error) = binary_error(
+        bytes.get(failing_line..).unwrap_or_default(),
+        line,
+        Some(valid.saturating_sub(failing_line)),
+    ) {
+        return Err(error);
     }
     Err(Error::MalformedJson {
         line,
