@@ -2,6 +2,7 @@
 //! reader and `JSON.stringify` writer, the lenient event parser (whole text, streamed pieces and
 //! packed batches), the event types, and the sharing of repeated values.
 
+pub(crate) mod binary;
 pub(crate) mod event;
 pub(crate) mod intern;
 pub(crate) mod json;

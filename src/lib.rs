@@ -78,6 +78,10 @@ pub mod testkit;
 #[doc = include_str!("../README.md")]
 struct ReadmeExamples;
 
+#[cfg(doctest)]
+#[doc = include_str!("../docs/cache.md")]
+struct CacheDocExamples;
+
 pub use error::Error;
 pub use fold::request::{
     inspect_request_prompt, ChangeKind, PromptChange, PromptSnapshot, RequestPromptInspection,

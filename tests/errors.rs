@@ -560,3 +560,100 @@ fn malformed_text_wins_over_an_earlier_invalid_event() {
     let err = parse_events("[{\"seq\":1},{\"type\":\"x\"},{\"seq\":\"x\"}]").unwrap_err();
     assert_eq!(code_index_seq(&err), ("MISSING_SEQ", Some(1), None));
 }
+
+/// Bytes no text file holds, as the files a user may hand over by mistake begin: gzip, PNG,
+/// NULs, and pseudo-random bytes (a fixed xorshift, so the run is repeatable).
+fn binary_files() -> Vec<(&'static str, Vec<u8>, &'static str)> {
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let random: Vec<u8> = (0..4096)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 56) as u8
+        })
+        .collect();
+    vec![
+        (
+            "gzip",
+            vec![
+                0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, b'\n',
+            ],
+            "0x1f",
+        ),
+        (
+            "png",
+            b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10".to_vec(),
+            "0x89",
+        ),
+        ("nul", b"\0\0\0\0\0\0\0\0\n".to_vec(), "0x00"),
+        ("nul after text", b"abc\0def\n".to_vec(), "0x00"),
+        ("random", random, "0x"),
+    ]
+}
+
+#[test]
+fn binary_data_is_named_as_not_text() {
+    for (name, bytes, byte) in binary_files() {
+        let mut conversation = Conversation::new();
+        let loaded = conversation.load_json(&bytes, LoadOptions::default());
+        let mut fed = Conversation::new();
+        let fed = fed.feed(&bytes).and_then(|_| fed.feed("\n"));
+        let mut stream =
+            promptfold::LedgerStream::new(&promptfold::CacheOptions::default()).unwrap();
+        let streamed = stream.feed(&bytes).and_then(|()| stream.feed("\n"));
+        for (call, err) in [
+            ("load_json", loaded.map(drop).unwrap_err()),
+            ("feed", fed.map(drop).unwrap_err()),
+            ("LedgerStream::feed", streamed.unwrap_err()),
+        ] {
+            assert_eq!(err.code(), "MALFORMED_JSON", "{name} {call}: {err}");
+            let message = err.to_string();
+            assert!(
+                message.contains(&format!("byte {byte}")) && message.contains("not text"),
+                "{name} {call}: {message}"
+            );
+            assert!(message.contains("binary data?"), "{name} {call}: {message}");
+        }
+    }
+}
+
+#[test]
+fn binary_data_after_good_lines_names_its_line_and_column() {
+    let mut text = b"{\"seq\":1,\"time\":1,\"type\":\"turn/start\",\"data\":{}}\n".to_vec();
+    text.extend_from_slice(b"{\"seq\":2,\"time\":2,\"type\":\"turn/start\",\"data\":{}}\n");
+    text.extend_from_slice(b"ab\x1f\x8b\x08\n");
+    let mut conversation = Conversation::new();
+    let err = conversation
+        .load_json(&text, LoadOptions::default())
+        .unwrap_err();
+    let Error::MalformedJson {
+        line,
+        column,
+        message,
+    } = &err
+    else {
+        panic!("expected MalformedJson, got {err:?}");
+    };
+    assert_eq!((*line, *column), (3, 3), "{message}");
+    assert!(message.contains("byte 0x1f is not text"), "{message}");
+    // Fed in pieces: the same line of the file.
+    let mut fed = Conversation::new();
+    let (good, bad) = text.split_at(text.len() - 6);
+    fed.feed(good).unwrap();
+    assert_eq!(fed.feed(bad).unwrap_err(), err);
+}
+
+#[test]
+fn text_in_another_encoding_is_not_called_binary() {
+    // Latin-1: not UTF-8, but text (no control byte).
+    let text = b"{\"seq\":1,\"time\":1,\"type\":\"user/message\",\"data\":{\"x\":\"caf\xe9\"}}\n";
+    let err = Conversation::new()
+        .load_json(text, LoadOptions::default())
+        .unwrap_err();
+    assert_eq!(err.code(), "MALFORMED_JSON");
+    assert!(err.to_string().contains("invalid UTF-8"), "{err}");
+    // A raw escape character is a JSON fault, not binary data.
+    let err = parse_events("{\"seq\":1,\"x\":\"\u{1b}[31m\"}\n").unwrap_err();
+    assert!(!err.to_string().contains("binary"), "{err}");
+}

@@ -9,14 +9,15 @@ use crate::when::Instant;
 const EXAMPLES: &str = "\
 Examples:
   promptfold show ~/.dsh/sessions/-home-me-app/s-42/session.v4.jsonl.zstd
-  promptfold show session.jsonl --json | jq '.cacheLedger.summary'
+  promptfold show session.jsonl --json --prices prices.json | jq '.cacheLedger.summary'
   promptfold report ~/.dsh/sessions
   promptfold report ~/.dsh/sessions --since 2026-11-01 --top 20 --prices prices.json
   promptfold report shard-07/ --format jsonl --quiet > shard-07.jsonl
 
-Exit status: 0 everything was read; 1 some files could not be read (each is named on stderr
-and the report is complete for the rest); 2 usage error (bad option, unreadable prices file).
-Details: docs/cli.md";
+Exit status: 0 everything was read (a torn last line counts as read); 1 some files could not
+be read, or a zstd stream was cut short (each is named on stderr and the report is complete
+for the rest); 2 usage error (unknown option or format, a time that does not parse, an
+unreadable or invalid prices file). Details: docs/cli.md";
 
 /// The `promptfold` command: the prompt story of one session log, and a cache report across many.
 #[derive(Debug, Parser)]
@@ -41,8 +42,9 @@ pub enum Command {
 /// Options of the cache ledger shared by both subcommands.
 #[derive(Debug, Args)]
 pub struct LedgerArgs {
-    /// Prices per million tokens, as JSON: {"default": {"input": 3, "cacheRead": 0.3,
-    /// "cacheWrite": 3.75, "output": 15}, "models": {"<model id>": {...}}}.
+    /// Prices per million tokens, as JSON: `{"default": {"input": 3, "cacheRead": 0.3,
+    /// "cacheWrite": 3.75, "output": 15}, "models": {"<model id>": {...}}}` (cacheWrite optional;
+    /// a price below 0 or a member not named here is a usage error).
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
     /// The provider's cache lifetime in milliseconds: a request whose cache fell short after a
@@ -84,15 +86,16 @@ pub const MAX_JOBS: i64 = 1024;
 /// `promptfold report PATH...`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Folders (the harness's layout: <root>/<scope>/<session-id>/session.v<N>.jsonl[.zstd]) and
-    /// session files.
+    /// Folders (the harness's layout: `<root>/<scope>/<session-id>/session.v<N>.jsonl[.zstd]`)
+    /// and session files.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Only sessions created at or after this time (the header's createdAt): 2026-11-01,
-    /// 2026-11-01T08:00:00Z or epoch milliseconds.
+    /// 2026-11-01T08:00:00Z or epoch milliseconds. A session without a createdAt is left out
+    /// when --since or --until is given.
     #[arg(long, value_name = "TIME")]
     pub since: Option<Instant>,
     /// Only sessions created before this time (same forms as --since).
@@ -104,8 +107,8 @@ pub struct ReportArgs {
     /// No progress bar and no summary line on stderr (errors are still printed).
     #[arg(long, short)]
     pub quiet: bool,
-    /// Threads reading sessions (default: one per core; at most 1024).
-    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(..=MAX_JOBS))]
+    /// Threads reading sessions (default: one per core; 1 to 1024).
+    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_JOBS))]
     pub jobs: Option<u16>,
     /// The ledger's options.
     #[command(flatten)]

@@ -6,7 +6,8 @@
 //! `N`, an unversioned name counting as 0; on a tie the name that sorts last, so a
 //! `.zstd` beside its plain twin). Lock and backup files are
 //! skipped; other `.jsonl`, `.zst` and `.zstd` files are read; anything else is ignored. A file
-//! named on the command line is always read. Symbolic links are followed; a link back to an
+//! named on the command line is read whatever its name, but a harness file among them still
+//! gives way to a newer version of its session. Symbolic links are followed; a link back to an
 //! ancestor is reported once as a directory loop.
 
 use std::collections::{BTreeMap, HashSet};

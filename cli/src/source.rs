@@ -23,6 +23,27 @@ pub const MAX_LINE: usize = 64 << 20;
 /// The first bytes of a zstd frame.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
+/// The first bytes of the compressed formats the command does not read, with the command that
+/// undoes each: such a file is named for what it is rather than as bytes that are not text.
+const OTHER_COMPRESSIONS: [(&[u8], &str, &str); 4] = [
+    (&[0x1f, 0x8b], "gzip", "gunzip -k"),
+    (b"BZh", "bzip2", "bunzip2 -k"),
+    (&[0xfd, b'7', b'z', b'X', b'Z', 0], "xz", "unxz -k"),
+    (&[0x04, 0x22, 0x4d, 0x18], "lz4", "unlz4"),
+];
+
+/// Why a file that starts with `head` cannot be read, when it is compressed with a format the
+/// command does not read.
+fn other_compression(head: &[u8]) -> Option<String> {
+    let (_, name, undo) = OTHER_COMPRESSIONS
+        .iter()
+        .find(|(magic, _, _)| head.starts_with(magic))?;
+    Some(format!(
+        "{name}-compressed data: promptfold reads JSON lines, plain or compressed with zstd; \
+         decompress it first ({undo} FILE)"
+    ))
+}
+
 /// What a session file is read into: the library's two readers of growing files.
 pub trait Reader {
     /// Reads the next complete lines (and keeps an unfinished rest), all or nothing.
@@ -174,8 +195,15 @@ pub fn read_session<R: Reader>(
         failed: Rc::clone(&failed),
     };
     let mut buffered = BufReader::with_capacity(CHUNK, counted);
-    let zstd = match buffered.fill_buf() {
-        Ok(head) => head.starts_with(&ZSTD_MAGIC) || has_zstd_name(path),
+    let (zstd, zstd_by_name_only) = match buffered.fill_buf() {
+        Ok(head) => {
+            if let Some(reason) = other_compression(head) {
+                return Outcome::Failed(problem(ProblemKind::NotASessionLog, reason, false));
+            }
+            let magic = head.starts_with(&ZSTD_MAGIC);
+            let named = has_zstd_name(path);
+            (magic || named, named && !magic)
+        }
         Err(error) => {
             return Outcome::Failed(problem(ProblemKind::Unreadable, error.to_string(), false))
         }
@@ -207,9 +235,15 @@ pub fn read_session<R: Reader>(
                 } else {
                     ProblemKind::CorruptZstd
                 };
+                // A file called `.zst` that never was zstd: the decoder's words do not say so.
+                let named = if kind == ProblemKind::CorruptZstd && zstd_by_name_only && bytes == 0 {
+                    "named as zstd but not zstd data (no zstd magic number at its start): "
+                } else {
+                    ""
+                };
                 stopped = Some(problem(
                     kind,
-                    format!("{error}, after {bytes} bytes of JSON lines"),
+                    format!("{named}{error}, after {bytes} bytes of JSON lines"),
                     true,
                 ));
                 break;

@@ -279,6 +279,10 @@ fn a_batch_of_good_files_exits_0_and_a_usage_error_exits_2() {
         run_in(dir.path(), &["report", "a", "-q", "-j", "2"]).code,
         0
     );
+    // No threads at all is no setting either (it quietly meant one per core).
+    let none = run_in(dir.path(), &["report", "a", "-q", "--jobs", "0"]);
+    assert_eq!(none.code, 2, "{}", none.stderr);
+    assert!(none.stderr.contains("1..=1024"), "{}", none.stderr);
     assert_eq!(run_in(dir.path(), &["--help"]).code, 0);
     let help = run_in(dir.path(), &["report", "--help"]);
     assert!(help.stdout.contains("Examples:") && help.stdout.contains("Exit status"));
@@ -410,4 +414,130 @@ fn control_characters_from_a_log_never_reach_the_terminal() {
         &["report", "a", "--quiet", "--format", "json"],
     ));
     assert_eq!(json["sessions"][0]["sessionId"], "sess\u{1b}[31m\nred\u{7}");
+}
+
+/// The reason `report` gave for `path`, from its JSON document.
+fn reason_of<'a>(report: &'a Value, path: &str) -> &'a str {
+    report["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|problem| problem["path"] == path)
+        .map_or("", |problem| problem["reason"].as_str().unwrap())
+}
+
+#[test]
+fn binary_and_compressed_files_say_what_they_are_and_the_batch_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    put(
+        root,
+        "logs/a/s-1/session.v4.jsonl",
+        &example("session.jsonl"),
+    );
+    put(
+        root,
+        "logs/a/s-2/session.v4.jsonl.zstd",
+        &zstd(&example("seqless.jsonl")),
+    );
+    // Binary files under names the walk reads.
+    let gzip = [
+        0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x2b,
+    ];
+    put(root, "logs/b/gzip.jsonl", &gzip);
+    put(root, "logs/b/jpeg.jsonl", b"\xff\xd8\xff\xe0\0\x10JFIF\0");
+    put(root, "logs/b/png.jsonl", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
+    put(root, "logs/b/nul.jsonl", b"\0\0\0\0\0\0\0\0");
+    let mut state: u32 = 2_463_534_242;
+    let random: Vec<u8> = (0..4096)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            (state >> 24) as u8
+        })
+        .collect();
+    put(root, "logs/b/random.jsonl", &random);
+    // JSON lines under a zstd name.
+    put(root, "logs/b/plain.jsonl.zst", &example("session.jsonl"));
+    // Compressed with formats the command does not read, named on the command line.
+    put(root, "other/s.jsonl.gz", &gzip);
+    put(root, "other/s.jsonl.bz2", b"BZh91AY&SY\x01\x02\x03");
+    put(root, "other/s.jsonl.xz", b"\xfd7zXZ\0\0\x04");
+
+    let out = run_in(
+        root,
+        &[
+            "report",
+            "logs",
+            "other/s.jsonl.gz",
+            "other/s.jsonl.bz2",
+            "other/s.jsonl.xz",
+            "--format",
+            "json",
+            "--quiet",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report = json(&out);
+    // The good sessions are read whole.
+    let mut paths: Vec<&str> = report["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["path"].as_str().unwrap())
+        .collect();
+    paths.sort_unstable();
+    assert_eq!(
+        paths,
+        [
+            "logs/a/s-1/session.v4.jsonl",
+            "logs/a/s-2/session.v4.jsonl.zstd"
+        ]
+    );
+    assert_eq!(report["counts"]["failed"], Value::from(9));
+
+    for (path, byte) in [
+        ("logs/b/jpeg.jsonl", "0xff"),
+        ("logs/b/png.jsonl", "0x89"),
+        ("logs/b/nul.jsonl", "0x00"),
+        ("logs/b/random.jsonl", "0x"),
+    ] {
+        let reason = reason_of(&report, path);
+        assert!(
+            reason.contains(&format!("byte {byte}")) && reason.contains("binary data?"),
+            "{path}: {reason}"
+        );
+    }
+    for (path, format, undo) in [
+        ("logs/b/gzip.jsonl", "gzip", "gunzip"),
+        ("other/s.jsonl.gz", "gzip", "gunzip"),
+        ("other/s.jsonl.bz2", "bzip2", "bunzip2"),
+        ("other/s.jsonl.xz", "xz", "unxz"),
+    ] {
+        let reason = reason_of(&report, path);
+        assert!(
+            reason.starts_with(&format!("{format}-compressed data")) && reason.contains(undo),
+            "{path}: {reason}"
+        );
+    }
+    let reason = reason_of(&report, "logs/b/plain.jsonl.zst");
+    assert!(reason.contains("not zstd data"), "{reason}");
+    // Each is named on stderr too, with its kind.
+    for line in out.stderr.lines() {
+        assert!(
+            line.contains("not-a-session-log") || line.contains("corrupt-zstd"),
+            "{line}"
+        );
+    }
+    assert_eq!(out.stderr.lines().count(), 9, "{}", out.stderr);
+
+    // `show` of a gzip file: status 1 and the same words.
+    let shown = run_in(root, &["show", "other/s.jsonl.gz"]);
+    assert_eq!(shown.code, 1);
+    assert!(
+        shown.stderr.contains("gzip-compressed data"),
+        "{}",
+        shown.stderr
+    );
 }

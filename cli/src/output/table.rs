@@ -1,6 +1,9 @@
 //! The report as a table for people, at most 100 columns wide.
 
+use std::borrow::Cow;
 use std::io::Write;
+
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::aggregate::Report;
 use crate::printable::printable;
@@ -16,8 +19,11 @@ enum Align {
 /// A column: title, width, alignment.
 type Column = (&'static str, usize, Align);
 
+/// The width of the SESSION column.
+const SESSION_WIDTH: usize = 20;
+
 const SESSIONS: [Column; 10] = [
-    ("SESSION", 20, Align::Left),
+    ("SESSION", SESSION_WIDTH, Align::Left),
     ("CREATED", 10, Align::Left),
     ("REQS", 5, Align::Right),
     ("TOKENS", 7, Align::Right),
@@ -41,20 +47,54 @@ const CAUSES: [Column; 5] = [
 #[cfg(test)]
 pub const WIDTH: usize = 100;
 
-/// Fits `text` in `width` characters (cut with `…`), its control characters escaped.
+/// Fits `text` in `width` terminal columns, its control characters escaped: a wide character
+/// (CJK, most emoji) takes two columns and a combining mark none, so the cells line up.
 fn fit(text: &str, width: usize, align: Align) -> String {
     let text = printable(text);
-    let count = text.chars().count();
-    let text = if count > width {
-        let kept: String = text.chars().take(width.saturating_sub(1)).collect();
-        format!("{kept}…")
-    } else {
-        text.to_string()
-    };
+    let (text, used) = cut(&text, width);
+    let pad = " ".repeat(width.saturating_sub(used));
     match align {
-        Align::Left => format!("{text:<width$}"),
-        Align::Right => format!("{text:>width$}"),
+        Align::Left => format!("{text}{pad}"),
+        Align::Right => format!("{pad}{text}"),
     }
+}
+
+/// `text` in at most `width` columns, with the columns it takes: whole when it fits, else the
+/// whole characters that fit before a closing `…` (a combining mark stays with its letter).
+fn cut(text: &str, width: usize) -> (Cow<'_, str>, usize) {
+    let whole = text.width();
+    if whole <= width {
+        return (Cow::Borrowed(text), whole);
+    }
+    let room = width.saturating_sub(1);
+    let mut kept = String::new();
+    let mut used: usize = 0;
+    for c in text.chars() {
+        let next = used.saturating_add(c.width().unwrap_or(0));
+        if next > room {
+            break;
+        }
+        kept.push(c);
+        used = next;
+    }
+    // A sequence (an emoji with its presentation selector) can be wider than its characters.
+    while kept.width() > room {
+        kept.pop();
+    }
+    let used = kept.width().saturating_add(1);
+    kept.push('…');
+    (Cow::Owned(kept), used)
+}
+
+/// The SESSION cell: the label, with a `*` when the file was cut short, kept however long the
+/// label (a long one is cut before the mark, not the mark with it).
+fn session_label(label: &str, cut_short: bool) -> String {
+    if !cut_short {
+        return label.to_string();
+    }
+    let printed = printable(label);
+    let (kept, _) = cut(&printed, SESSION_WIDTH.saturating_sub(1));
+    format!("{kept}*")
 }
 
 fn line(columns: &[Column], cells: &[String]) -> String {
@@ -115,12 +155,8 @@ fn maybe(value: Option<u64>) -> String {
 pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "{}", titles(&SESSIONS))?;
     for row in &report.sessions {
-        let mut label = row.label();
-        if row.torn_tail || row.incomplete {
-            label.push('*');
-        }
         let cells = [
-            label,
+            session_label(&row.label(), row.torn_tail || row.incomplete),
             row.created_at
                 .and_then(date_of)
                 .unwrap_or_else(|| "-".to_string()),
@@ -227,5 +263,72 @@ mod tests {
         assert_eq!(short(12_345_678), "12.3M");
         assert_eq!(fit("abcdef", 4, Align::Left), "abc…");
         assert_eq!(fit("ab", 4, Align::Right), "  ab");
+    }
+
+    #[test]
+    fn wide_characters_take_two_columns() {
+        // Each of these CJK characters is two columns wide: 6 columns, 2 spaces to 8.
+        assert_eq!(fit("日本語", 8, Align::Left), "日本語  ");
+        assert_eq!(fit("日本語", 8, Align::Right), "  日本語");
+        // An emoji is wide too.
+        assert_eq!(fit("🚀x", 5, Align::Left), "🚀x  ");
+        // Cut at a character: 4 columns, the next (2 wide) would not fit before the `…`.
+        assert_eq!(fit("日本語テキスト", 6, Align::Left), "日本… ");
+        assert_eq!(fit("日本語テキスト", 7, Align::Left), "日本語…");
+        assert_eq!(fit("🚀🚀🚀", 4, Align::Right), " 🚀…");
+    }
+
+    #[test]
+    fn combining_marks_take_no_column() {
+        // `e` and a combining acute accent: one column.
+        let accented = "e\u{301}";
+        assert_eq!(
+            fit(&format!("caf{accented}"), 6, Align::Left),
+            "cafe\u{301}  "
+        );
+        // Cut after a letter: its mark stays with it, the next letter's goes with that letter.
+        assert_eq!(
+            fit(
+                &format!("{accented}{accented}{accented}{accented}"),
+                3,
+                Align::Left
+            ),
+            format!("{accented}{accented}…")
+        );
+    }
+
+    #[test]
+    fn a_long_label_keeps_its_cut_short_mark() {
+        let long = "a-rather-long-session-identifier-0001";
+        let cell = fit(&session_label(long, true), SESSION_WIDTH, Align::Left);
+        assert_eq!(cell, "a-rather-long-sess…*");
+        assert_eq!(session_label("s-1", true), "s-1*");
+        assert_eq!(session_label(long, false), long);
+        // Wide and escaped labels too.
+        let wide = fit(
+            &session_label("日本語のセッション名前", true),
+            20,
+            Align::Left,
+        );
+        assert_eq!(wide, "日本語のセッション…*");
+    }
+
+    #[test]
+    fn every_session_line_has_the_same_columns() {
+        let names = [
+            "plain-ascii-id",
+            "セッション-日本語の名前が長い",
+            "🚀🚀 emoji 🚀🚀🚀🚀🚀🚀🚀🚀",
+            "cafe\u{301}-re\u{301}sume\u{301}-with-marks-long",
+        ];
+        let header = titles(&SESSIONS);
+        let created = header.find("CREATED").unwrap_or_default();
+        for name in names {
+            let cells = [name.to_string(), "2026-11-01".to_string(), "7".to_string()];
+            let row = line(&SESSIONS, &cells);
+            // The date starts where its title does, in columns.
+            let (before, _) = row.split_at(row.find("2026-11-01").unwrap_or_default());
+            assert_eq!(before.width(), created, "{row:?}");
+        }
     }
 }

@@ -15,6 +15,7 @@ mod value;
 pub use value::{JsonObject, JsonValue};
 
 use crate::error::Error;
+use crate::input::binary::binary_error;
 use reader::SyntaxError;
 
 /// The [`Error::MalformedJson`] for `err` in `text`, whose first line is line `first_line + 1`
@@ -25,12 +26,22 @@ pub(crate) fn malformed(text: &str, err: &SyntaxError, first_line: usize) -> Err
         .rfind('\n')
         .map_or(0, |newline| newline.saturating_add(1));
     let newlines = before.bytes().filter(|byte| *byte == b'\n').count();
+    let line = first_line.saturating_add(newlines).saturating_add(1);
+    // Binary data fails at its first odd byte with whatever JSON fault that byte makes: say
+    // what it is instead (an error path only; the reader never looks for it).
+    if let Some(error) = binary_error(
+        text.as_bytes().get(line_start..).unwrap_or_default(),
+        line,
+        None,
+    ) {
+        return error;
+    }
     let column = before
         .get(line_start..)
         .map_or(0, |line| line.chars().count())
         .saturating_add(1);
     Error::MalformedJson {
-        line: first_line.saturating_add(newlines).saturating_add(1),
+        line,
         column,
         message: err.message.to_owned(),
     }

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::Kind;
 use crate::error::Error;
+use crate::input::binary::binary_error;
 use crate::input::event::{Seq, SessionEvent};
 use crate::input::json::JsonValue;
 
@@ -278,12 +279,25 @@ pub(crate) fn text_of_bytes(
         }
     }
     let valid_prefix = bytes.get(..valid).unwrap_or_default();
+    let line = valid_prefix
+        .iter()
+        .filter(|byte| **byte == b'\n')
+        .count()
+        .saturating_add(1);
+    // Binary data (a gzip or PNG file) says so rather than "invalid UTF-8".
+    let failing_line = valid_prefix
+        .iter()
+        .rposition(|byte| *byte == b'\n')
+        .map_or(0, |newline| newline.saturating_add(1));
+    if let Some(error) = binary_error(
+        bytes.get(failing_line..).unwrap_or_default(),
+        line,
+        Some(valid.saturating_sub(failing_line)),
+    ) {
+        return Err(error);
+    }
     Err(Error::MalformedJson {
-        line: valid_prefix
-            .iter()
-            .filter(|byte| **byte == b'\n')
-            .count()
-            .saturating_add(1),
+        line,
         column: 0,
         message: format!("invalid UTF-8: {error}"),
     })
