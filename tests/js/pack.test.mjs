@@ -137,6 +137,49 @@ test("each event is packed as its numbers and texts", () => {
   );
 });
 
+test("each type and reason has its tag, and another name of the same length the other tag", () => {
+  // The tags of src/input/parse/packed.rs, and for each length a name that is none of them.
+  const types = [
+    ["system/message", 1],
+    ["request/header", 2],
+    ["turn/start", 3],
+    ["turn/end", 4],
+    ["step/start", 5],
+    ["step/end", 6],
+    ["user/message", 8],
+    ["assistant/message", 9],
+    ["tool/result", 10],
+    ["developer/message", 11],
+    ["step/enD", 7],
+    ["turn/stArt", 7],
+    ["tool/resulT", 7],
+    ["user/messagE", 7],
+    ["system/messagE", 7],
+    ["assistant/messagE", 7],
+    ["", 7],
+    ["session", 7],
+  ];
+  const events = types.map(([type], i) => ({ seq: i + 1, type, data: {} }));
+  assert.deepEqual(
+    unpack(pack(events)).map((event) => event.tag),
+    types.map(([, tag]) => tag),
+  );
+  const reasons = [
+    ["initial", 1],
+    ["resume", 2],
+    ["change", 3],
+    ["series", 4],
+    ["initiaL", 0],
+    ["seriEs", 0],
+    ["", 0],
+  ];
+  const headers = reasons.map(([reason], i) => ({ seq: i + 1, type: "request/header", data: { reason } }));
+  assert.deepEqual(
+    unpack(pack(headers)).map((event) => event.reason),
+    reasons.map(([, tag]) => tag),
+  );
+});
+
 test("a system message's text is handed back as its string when it reads back as that string", () => {
   const events = [
     system(1, ["A", "ü"]),

@@ -24,27 +24,44 @@ import { Previous } from "./same-json.js";
 import { contentTokens, messageContent } from "./tokens.js";
 
 const encoder = new TextEncoder();
-const TYPE_TAGS = new Map([
-  ["system/message", 1],
-  ["request/header", 2],
-  ["turn/start", 3],
-  ["turn/end", 4],
-  ["step/start", 5],
-  ["step/end", 6],
-  ["user/message", 8],
-  ["assistant/message", 9],
-  ["tool/result", 10],
-  ["developer/message", 11],
-]);
 const USER_TAG = 8;
 const ASSISTANT_TAG = 9;
 const OTHER_TYPE = 7;
-const REASONS = new Map([
-  ["initial", 1],
-  ["resume", 2],
-  ["change", 3],
-  ["series", 4],
-]);
+
+// The tag of an event's type (see parse::packed). The length picks one or two names to compare
+// (two strings JSON.parse interned compare by reference): a Map's lookup, 1.4% of a warm load of
+// typical 10,000 in V8's sampling profiler, cost 1.1M instructions more a load (callgrind).
+function typeTag(type) {
+  switch (type.length) {
+    case 8:
+      return type === "step/end" ? 6 : type === "turn/end" ? 4 : OTHER_TYPE;
+    case 10:
+      return type === "step/start" ? 5 : type === "turn/start" ? 3 : OTHER_TYPE;
+    case 11:
+      return type === "tool/result" ? 10 : OTHER_TYPE;
+    case 12:
+      return type === "user/message" ? USER_TAG : OTHER_TYPE;
+    case 14:
+      return type === "request/header" ? 2 : type === "system/message" ? 1 : OTHER_TYPE;
+    case 17:
+      return type === "assistant/message" ? ASSISTANT_TAG : type === "developer/message" ? 11 : OTHER_TYPE;
+    default:
+      return OTHER_TYPE;
+  }
+}
+
+// The tag of a header's reason (see parse::packed), as typeTag makes the type's.
+function reasonTag(reason) {
+  switch (reason.length) {
+    case 6:
+      return reason === "resume" ? 2 : reason === "change" ? 3 : reason === "series" ? 4 : 0;
+    case 7:
+      return reason === "initial" ? 1 : 0;
+    default:
+      return 0;
+  }
+}
+
 // Slot values for `time`, `turn` and `step` that are not finite numbers.
 const JSON_NULL = NaN;
 const NOT_A_NUMBER = Infinity;
@@ -230,7 +247,7 @@ class Packer {
     const { seq, time, type, surfaceOp, data } = event;
     if (typeof seq !== "number" || !Number.isFinite(seq)) throw AS_JSON;
     let tag = OTHER_TYPE;
-    if (typeof type === "string") tag = TYPE_TAGS.get(type) ?? OTHER_TYPE;
+    if (typeof type === "string") tag = typeTag(type);
     else if (!isSimple(type)) throw AS_JSON;
     // Maybe an SDK notification (read as JSON: see slimEvent).
     else if (type === undefined && event.method !== undefined) throw AS_JSON;
@@ -346,7 +363,7 @@ class Packer {
       startsSeries = false,
       header;
     if (data !== undefined) {
-      if (typeof data.reason === "string") reason = REASONS.get(data.reason) ?? 0;
+      if (typeof data.reason === "string") reason = reasonTag(data.reason);
       else if (!isSimple(data.reason)) throw AS_JSON;
       if (!isSimple(data.startsSeries)) throw AS_JSON;
       startsSeries = data.startsSeries === true;
