@@ -30,11 +30,6 @@ fn binary_at(bytes: &[u8], not_utf8: Option<usize>) -> Option<usize> {
 /// knowing: the UTF-8 check is not done again) when they are binary data, naming its first odd
 /// byte and that byte's column.
 pub(crate) fn binary_error(bytes: &[u8], line: usize, not_utf8: Option<usize>) -> Option<Error> {
-    // Left out of the wasm module: it cost 387 bytes gzip there (143,489 to 143,876), past the
-    // package's size budget (scripts/test), so the JS API keeps the JSON reader's message.
-    if cfg!(target_arch = "wasm32") {
-        return None;
-    }
     let at = binary_at(bytes, not_utf8)?;
     let byte = bytes.get(at).copied().unwrap_or_default();
     // By hand: `{:x}` would bring more of the formatting machinery into the wasm module.

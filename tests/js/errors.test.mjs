@@ -66,6 +66,28 @@ test("malformed JSON text", () => {
   conversation.free();
 });
 
+test("binary data says it is not text", () => {
+  const gzip = Uint8Array.of(0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03);
+  const png = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d);
+  const afterGoodLines = new TextEncoder().encode('{"seq": 1}\n{"seq": 2}\nab\u0000c\n');
+  for (const [bytes, byte, line, column] of [[gzip, "0x1f", 1, 1], [png, "0x89", 1, 1], [afterGoodLines, "0x00", 3, 3]]) {
+    const expected = (e) => e.code === "MALFORMED_JSON"
+      && e.message.includes(`byte ${byte} is not text`)
+      && e.message.includes(`line ${line}, column ${column}`);
+    expectRejected((c) => c.loadJson(bytes), { code: "MALFORMED_JSON" });
+    const conversation = new Conversation();
+    assert.throws(() => conversation.loadJson(bytes), expected, `loadJson of ${byte}`);
+    // feed keeps a last line without its line end until more comes.
+    if (bytes.at(-1) === 0x0a) assert.throws(() => conversation.feed(bytes), expected, `feed of ${byte}`);
+    conversation.free();
+  }
+  // Text in another encoding (Latin-1, no control bytes) is not called binary.
+  const latin1 = Uint8Array.of(0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0x63, 0x61, 0x66, 0xe9, 0x22, 0x7d, 0x0a);
+  const conversation = new Conversation();
+  assert.throws(() => conversation.loadJson(latin1), (e) => e.code === "MALFORMED_JSON" && !/not text/.test(e.message));
+  conversation.free();
+});
+
 /**
  * Bytes whose `length` reads as that of a Uint8Array of `length` bytes (4 GiB or more: what
  * wasm32 cannot hold, and what a u32 wraps), without allocating them: the real buffer holds a
