@@ -85,6 +85,11 @@ fi
 # Node tooling (lockfiles committed; npm ci is a no-op when node_modules matches).
 npm_install() {
   local dir=$1
+  # A worktree may link node_modules to another checkout's: npm ci would empty that one.
+  if [ -L "$dir/node_modules" ]; then
+    log "node_modules in ${dir#"$root"/} is a link: left as it is"
+    return 0
+  fi
   if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
     log "npm ci in ${dir#"$root"/}"
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
