@@ -12,8 +12,8 @@
 //! For each file, prints one JSON object on a line: medians of N runs (default 5) of the plain
 //! fold keeping the state of every relevant event, of `Conversation::load` (parsed events in; a
 //! run includes cloning the events, and `cloneMs` is the median of that clone alone) and of
-//! `views()` and `cache_ledger()`; one timed `parse_events` and one timed `Conversation::load_json` (text
-//! in); the mean time of `state_at`; and the bytes each keeps alive, counted by a global
+//! `views()`, `cache_ledger()` and `Conversation::load_json` (text in); one timed
+//! `parse_events`; the mean time of `state_at`; and the bytes each keeps alive, counted by a global
 //! allocator wrapper (exact).
 // Not library code: the panic lints of Cargo.toml's `[lints]` table do not apply here.
 #![allow(
@@ -147,14 +147,18 @@ fn bench_text(name: &str, text: &str, runs: usize) -> String {
             .expect("valid workload");
         conversation
     });
-    // One timed `load_json`, and everything the loaded window keeps (its parsed events included).
+    let load_json = || {
+        let mut conversation = Conversation::new();
+        conversation
+            .load_json(text, LoadOptions::default())
+            .expect("valid workload");
+        conversation
+    };
+    let (load_json_ms, load_json_times) = median_ms(runs, load_json);
+    // One more `load_json`, untimed, for everything the loaded window keeps (its parsed events
+    // included).
     let before_load = live();
-    let start = Instant::now();
-    let mut conversation = Conversation::new();
-    conversation
-        .load_json(text, LoadOptions::default())
-        .expect("valid workload");
-    let load_json_ms = start.elapsed().as_secs_f64() * 1e3;
+    let conversation = load_json();
     let window_bytes = live() - before_load;
 
     let (views_ms, _) = median_ms(runs, || conversation.views());
@@ -189,6 +193,7 @@ fn bench_text(name: &str, text: &str, runs: usize) -> String {
             "{{\"workload\":\"{}\",\"events\":{},\"relevant\":{},\"runs\":{},",
             "\"parseMs\":{:.3},\"foldMs\":{:.3},\"foldTimes\":{},\"foldNsPerRelevant\":{:.1},",
             "\"loadMs\":{:.3},\"loadTimes\":{},\"cloneMs\":{:.3},\"loadJsonMs\":{:.3},",
+            "\"loadJsonTimes\":{},",
             "\"loadEventsPerSecond\":{:.0},\"loadJsonEventsPerSecond\":{:.0},",
             "\"viewsMs\":{:.3},\"cacheLedgerMs\":{:.3},\"stateAtNs\":{:.1},\"stateAtHits\":{},",
             "\"eventsBytes\":{},\"foldBytes\":{},\"windowBytes\":{},\"replacements\":{}}}"
@@ -205,6 +210,7 @@ fn bench_text(name: &str, text: &str, runs: usize) -> String {
         json_list(&load_times),
         clone_ms,
         load_json_ms,
+        json_list(&load_json_times),
         events.len() as f64 / (load_ms / 1e3),
         events.len() as f64 / (load_json_ms / 1e3),
         views_ms,
