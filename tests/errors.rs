@@ -619,6 +619,36 @@ fn binary_data_is_named_as_not_text() {
 }
 
 #[test]
+fn utf16_text_is_named_as_utf16() {
+    let line = "{\"seq\":1,\"time\":1,\"type\":\"turn/start\",\"data\":{}}\r\n";
+    let little: Vec<u8> = line.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let mut marked = vec![0xff, 0xfe];
+    marked.extend_from_slice(&little);
+    let big: Vec<u8> = line.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    for (name, bytes) in [("marked", marked), ("little", little), ("big", big)] {
+        let mut conversation = Conversation::new();
+        let loaded = conversation.load_json(&bytes, LoadOptions::default());
+        let mut fed = Conversation::new();
+        let fed = fed.feed(&bytes).and_then(|_| fed.feed("\n"));
+        let mut stream =
+            promptfold::LedgerStream::new(&promptfold::CacheOptions::default()).unwrap();
+        let streamed = stream.feed(&bytes).and_then(|()| stream.feed("\n"));
+        for (call, err) in [
+            ("load_json", loaded.map(drop).unwrap_err()),
+            ("feed", fed.map(drop).unwrap_err()),
+            ("LedgerStream::feed", streamed.unwrap_err()),
+        ] {
+            assert_eq!(err.code(), "MALFORMED_JSON", "{name} {call}: {err}");
+            let message = err.to_string();
+            assert!(
+                message.contains("line 1, column 1: the text is UTF-16;"),
+                "{name} {call}: {message}"
+            );
+        }
+    }
+}
+
+#[test]
 fn binary_data_after_good_lines_names_its_line_and_column() {
     let mut text = b"{\"seq\":1,\"time\":1,\"type\":\"turn/start\",\"data\":{}}\n".to_vec();
     text.extend_from_slice(b"{\"seq\":2,\"time\":2,\"type\":\"turn/start\",\"data\":{}}\n");

@@ -30,6 +30,13 @@ fn binary_at(bytes: &[u8], not_utf8: Option<usize>) -> Option<usize> {
 /// knowing: the UTF-8 check is not done again) when they are binary data, naming its first odd
 /// byte and that byte's column.
 pub(crate) fn binary_error(bytes: &[u8], line: usize, not_utf8: Option<usize>) -> Option<Error> {
+    if line == 1 && is_utf16(bytes) {
+        return Some(Error::MalformedJson {
+            line,
+            column: 1,
+            message: String::from("the text is UTF-16; a session log is UTF-8 JSON lines"),
+        });
+    }
     let at = binary_at(bytes, not_utf8)?;
     let byte = bytes.get(at).copied().unwrap_or_default();
     // By hand: `{:x}` would bring more of the formatting machinery into the wasm module.
@@ -50,6 +57,18 @@ pub(crate) fn binary_error(bytes: &[u8], line: usize, not_utf8: Option<usize>) -
         column: column_at(bytes, at),
         message,
     })
+}
+
+/// Whether `bytes` (the start of the input) is UTF-16 text: a byte order mark, or two ASCII
+/// characters each beside a NUL in either order (JSON text begins with ASCII). What Windows
+/// PowerShell 5's `>` writes, for one.
+fn is_utf16(bytes: &[u8]) -> bool {
+    let ascii = |byte: &u8| (1..0x80).contains(byte);
+    match bytes.get(..4).unwrap_or(bytes) {
+        [0xff, 0xfe, ..] | [0xfe, 0xff, ..] => true,
+        [a, 0, b, 0] | [0, a, 0, b] => ascii(a) && ascii(b),
+        _ => false,
+    }
 }
 
 /// The 1-based column of the character that starts at `offset` of `line`, whose bytes up to
@@ -110,6 +129,41 @@ mod tests {
         assert!(binary_error(&[0xab, 0], 1, Some(0))
             .is_some_and(|error| error.to_string().contains("byte 0xab ")));
         assert!(binary_error(b"text", 1, None).is_none());
+    }
+
+    #[test]
+    fn utf16_text_is_named_in_either_byte_order() {
+        let utf16 = |text: &str, big: bool| -> Vec<u8> {
+            text.encode_utf16()
+                .flat_map(|unit| {
+                    if big {
+                        unit.to_be_bytes()
+                    } else {
+                        unit.to_le_bytes()
+                    }
+                })
+                .collect()
+        };
+        for bytes in [
+            utf16("\u{feff}{\"seq\": 1}", false),
+            utf16("\u{feff}{\"seq\": 1}", true),
+            utf16("{\"seq\": 1}", false),
+            utf16("{\"seq\": 1}", true),
+        ] {
+            let message = binary_error(&bytes, 1, Some(0)).map(|error| error.to_string());
+            assert!(
+                message
+                    .as_deref()
+                    .is_some_and(|message| message.contains("the text is UTF-16;")),
+                "{bytes:?}: {message:?}"
+            );
+        }
+        // Only where the input starts: a later line with NULs is binary data.
+        let later = utf16("{\"seq\": 1}", false);
+        assert!(binary_error(&later, 2, None)
+            .is_some_and(|error| error.to_string().contains("byte 0x00 is not text")));
+        // Four NULs are not UTF-16 text.
+        assert!(!is_utf16(&[0, 0, 0, 0]));
     }
 
     #[test]

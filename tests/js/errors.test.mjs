@@ -81,6 +81,14 @@ test("binary data says it is not text", () => {
     if (bytes.at(-1) === 0x0a) assert.throws(() => conversation.feed(bytes), expected, `feed of ${byte}`);
     conversation.free();
   }
+  // UTF-16 (what Windows PowerShell 5's `>` writes) is named as such.
+  const line = '{"seq": 1}\r\n';
+  const utf16 = new Uint8Array(2 + line.length * 2);
+  utf16.set([0xff, 0xfe]);
+  for (let i = 0; i < line.length; i++) utf16[2 + 2 * i] = line.charCodeAt(i);
+  const reader = new Conversation();
+  assert.throws(() => reader.loadJson(utf16), (e) => e.code === "MALFORMED_JSON" && /line 1, column 1: the text is UTF-16;/.test(e.message));
+  reader.free();
   // Text in another encoding (Latin-1, no control bytes) is not called binary.
   const latin1 = Uint8Array.of(0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0x63, 0x61, 0x66, 0xe9, 0x22, 0x7d, 0x0a);
   const conversation = new Conversation();
