@@ -137,8 +137,8 @@ pub fn build(args: &ReportArgs, options: &CacheOptions) -> Report {
         #[allow(clippy::cast_precision_loss)]
         let gigabytes = report.totals.bytes as f64 / 1e9;
         eprintln!(
-            "promptfold: {} sessions, {:.2} GB of JSON lines in {:.2} s ({:.2} GB/s); {} problems",
-            report.counts.sessions,
+            "promptfold: {}, {:.2} GB of JSON lines in {:.2} s ({:.2} GB/s); {}",
+            output::counted(report.counts.sessions, "session", "sessions"),
             gigabytes,
             seconds,
             if seconds > 0.0 {
@@ -146,7 +146,7 @@ pub fn build(args: &ReportArgs, options: &CacheOptions) -> Report {
             } else {
                 0.0
             },
-            report.counts.problems
+            output::counted(report.counts.problems, "problem", "problems")
         );
     }
     report

@@ -541,3 +541,28 @@ fn binary_and_compressed_files_say_what_they_are_and_the_batch_goes_on() {
         shown.stderr
     );
 }
+
+#[test]
+fn counts_agree_with_their_nouns() {
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path(),
+        "a/s-1/session.v4.jsonl",
+        &example("session.jsonl"),
+    );
+    put(dir.path(), "a/s-2/session.jsonl", b"\0\0\0\0\n");
+    let table = run_in(dir.path(), &["report", "a"]);
+    assert_eq!(table.code, 1, "{}", table.stderr);
+    assert!(
+        table
+            .stdout
+            .contains("1 session from 1 file; 0 filtered out; 1 problem."),
+        "{}",
+        table.stdout
+    );
+    assert!(
+        table.stderr.contains("promptfold: 1 session, ") && table.stderr.contains("; 1 problem\n"),
+        "{}",
+        table.stderr
+    );
+}

@@ -6,6 +6,7 @@ use std::io::Write;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::aggregate::Report;
+use crate::output::counted;
 use crate::printable::printable;
 use crate::when::date_of;
 
@@ -215,14 +216,17 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     let counts = &report.counts;
     writeln!(
         out,
-        "{} sessions from {} files; {} filtered out; {} problems.",
-        counts.sessions, counts.files, counts.filtered_out, counts.problems
+        "{} from {}; {} filtered out; {}.",
+        counted(counts.sessions, "session", "sessions"),
+        counted(counts.files, "file", "files"),
+        counts.filtered_out,
+        counted(counts.problems, "problem", "problems"),
     )?;
     if counts.skipped_files > 0 {
         writeln!(
             out,
-            "{} files not read: locks, backups, older versions of a session.",
-            counts.skipped_files
+            "{} not read: locks, backups, older versions of a session.",
+            counted(counts.skipped_files, "file", "files")
         )?;
     }
     if report
