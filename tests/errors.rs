@@ -592,21 +592,26 @@ fn binary_files() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     ]
 }
 
+/// The errors of `bytes` read whole (`load_json`), fed (`feed`, then a line end) and streamed
+/// (`LedgerStream::feed`, then a line end), each named by its call.
+fn errors_of_every_reader(bytes: &[u8]) -> [(&'static str, promptfold::Error); 3] {
+    let mut conversation = Conversation::new();
+    let loaded = conversation.load_json(bytes, LoadOptions::default());
+    let mut fed = Conversation::new();
+    let fed = fed.feed(bytes).and_then(|_| fed.feed("\n"));
+    let mut stream = promptfold::LedgerStream::new(&promptfold::CacheOptions::default()).unwrap();
+    let streamed = stream.feed(bytes).and_then(|()| stream.feed("\n"));
+    [
+        ("load_json", loaded.map(drop).unwrap_err()),
+        ("feed", fed.map(drop).unwrap_err()),
+        ("LedgerStream::feed", streamed.unwrap_err()),
+    ]
+}
+
 #[test]
 fn binary_data_is_named_as_not_text() {
     for (name, bytes, byte) in binary_files() {
-        let mut conversation = Conversation::new();
-        let loaded = conversation.load_json(&bytes, LoadOptions::default());
-        let mut fed = Conversation::new();
-        let fed = fed.feed(&bytes).and_then(|_| fed.feed("\n"));
-        let mut stream =
-            promptfold::LedgerStream::new(&promptfold::CacheOptions::default()).unwrap();
-        let streamed = stream.feed(&bytes).and_then(|()| stream.feed("\n"));
-        for (call, err) in [
-            ("load_json", loaded.map(drop).unwrap_err()),
-            ("feed", fed.map(drop).unwrap_err()),
-            ("LedgerStream::feed", streamed.unwrap_err()),
-        ] {
+        for (call, err) in errors_of_every_reader(&bytes) {
             assert_eq!(err.code(), "MALFORMED_JSON", "{name} {call}: {err}");
             let message = err.to_string();
             assert!(
@@ -626,18 +631,7 @@ fn utf16_text_is_named_as_utf16() {
     marked.extend_from_slice(&little);
     let big: Vec<u8> = line.encode_utf16().flat_map(u16::to_be_bytes).collect();
     for (name, bytes) in [("marked", marked), ("little", little), ("big", big)] {
-        let mut conversation = Conversation::new();
-        let loaded = conversation.load_json(&bytes, LoadOptions::default());
-        let mut fed = Conversation::new();
-        let fed = fed.feed(&bytes).and_then(|_| fed.feed("\n"));
-        let mut stream =
-            promptfold::LedgerStream::new(&promptfold::CacheOptions::default()).unwrap();
-        let streamed = stream.feed(&bytes).and_then(|()| stream.feed("\n"));
-        for (call, err) in [
-            ("load_json", loaded.map(drop).unwrap_err()),
-            ("feed", fed.map(drop).unwrap_err()),
-            ("LedgerStream::feed", streamed.unwrap_err()),
-        ] {
+        for (call, err) in errors_of_every_reader(&bytes) {
             assert_eq!(err.code(), "MALFORMED_JSON", "{name} {call}: {err}");
             let message = err.to_string();
             assert!(
