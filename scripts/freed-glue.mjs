@@ -14,14 +14,19 @@ import { readFileSync, writeFileSync } from "node:fs";
 const files = process.argv.slice(2);
 if (files.length === 0) throw new Error("usage: node scripts/freed-glue.mjs <glue file>...");
 
+// The glue's one maker of PromptfoldErrors (the shape of src/wasm/error.rs's), which
+// scripts/number-args-glue.mjs uses too.
 const helper = `
-function promptfoldFreed(name) {
-    const error = new Error(\`this \${name} was freed (free() or the end of its \\\`using\\\` block); create a new one\`);
+function promptfoldError(code, message) {
+    const error = new Error(message);
     error.name = "PromptfoldError";
-    error.code = "FREED";
+    error.code = code;
     error.index = undefined;
     error.seq = undefined;
     return error;
+}
+function promptfoldFreed(name) {
+    return promptfoldError("FREED", \`this \${name} was freed (free() or the end of its \\\`using\\\` block); create a new one\`);
 }
 `;
 

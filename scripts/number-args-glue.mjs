@@ -16,15 +16,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 const files = process.argv.slice(2);
 if (files.length === 0) throw new Error("usage: node scripts/number-args-glue.mjs <glue file>...");
 
+// promptfoldError is the helper scripts/freed-glue.mjs put in the same file.
 const helper = `
 function promptfoldNotANumber(name, value) {
     const found = value === null ? "null" : typeof value;
-    const error = new Error(\`invalid argument \\\`\${name}\\\`: expected a number, found \${found}\`);
-    error.name = "PromptfoldError";
-    error.code = "INVALID_ARGUMENT";
-    error.index = undefined;
-    error.seq = undefined;
-    return error;
+    return promptfoldError("INVALID_ARGUMENT", \`invalid argument \\\`\${name}\\\`: expected a number, found \${found}\`);
 }
 `;
 
@@ -32,6 +28,9 @@ for (const file of files) {
   const lines = readFileSync(file, "utf8").split("\n");
   if (lines.some((line) => line.startsWith("function promptfoldNotANumber("))) {
     throw new Error(`number-args-glue: ${file} is already patched`);
+  }
+  if (!lines.some((line) => line.startsWith("function promptfoldError("))) {
+    throw new Error(`number-args-glue: ${file} has no promptfoldError: run scripts/freed-glue.mjs first`);
   }
   const out = [];
   let numbers = [];
