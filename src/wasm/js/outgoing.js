@@ -81,7 +81,7 @@ class Records {
   }
   // A literal for each set of members: members added one at a time make hidden classes that die
   // with the last object that has them, and the optimized code built on them with them (see
-  // keptPacker in src/wasm/js/pack.js).
+  // _keptPacker in src/wasm/js/pack.js).
   request() {
     const startSeq = this.next(),
       turn = this.optional(),
@@ -201,7 +201,7 @@ class Records {
   }
 }
 
-// A Records kept for good from the first call on, for the reason given at keptPacker in
+// A Records kept for good from the first call on, for the reason given at _keptPacker in
 // src/wasm/js/pack.js. It is never read: it only has to live.
 // biome-ignore lint/correctness/noUnusedVariables: kept alive on purpose (see above)
 let keptRecords;

@@ -463,7 +463,7 @@ function own(record, key) {
 // between two batches then also threw away the optimized code built on it, so that each batch
 // ran the packer unoptimized until V8 had compiled it again. (One made when this module loads
 // did not keep the code, by node --trace-deopt-verbose.)
-let keptPacker;
+let _keptPacker;
 
 // The packed batch (see Packer.finish), its numbers written from `address` in `memory` (room for
 // `room`) and its texts from `textAddress` (room for `textRoom` bytes) while they fit, or the
@@ -473,7 +473,7 @@ export function promptfoldPackBatch(events, memory, address, room, textAddress, 
   const generic = events.length >= LARGE_BATCH ? 0 : GENERIC_COMPARISONS;
   const packer = new Packer(memory, address, room, textAddress, textRoom, generic);
   packer.compared = comparisons.made;
-  keptPacker ??= new Packer(memory, address, 0, textAddress, 0, 0);
+  _keptPacker ??= new Packer(memory, address, 0, textAddress, 0, 0);
   let i = 0;
   try {
     // The batch fails at an event that is not an object (NOT_AN_OBJECT, unless a later one
