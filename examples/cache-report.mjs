@@ -2,7 +2,7 @@
 // What each request of a session kept of the provider's prefix cache, why the rest was lost, and
 // what it cost: one line per request (kept / new / broken tokens, the causes in words, the cache
 // reads its answer reports), then the session's summary, its breaks by cause and the in-history
-// trade. See docs/cache.md and SPEC section 11.
+// trade. See docs/cache.md.
 //
 //   node examples/cache-report.mjs FILE [prices.json]
 //

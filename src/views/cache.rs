@@ -1,4 +1,4 @@
-//! The cache ledger (SPEC section 11): per request, what its prompt kept of the previous
+//! The cache ledger (docs/cache.md): per request, what its prompt kept of the previous
 //! request's prefix, why the rest was lost, what the log says the provider read, and what it
 //! cost; and a summary over the window.
 //!
@@ -78,7 +78,8 @@ pub struct CacheEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "wasm", tsify(optional))]
     pub broken_tokens: Option<u32>,
-    /// Why the cache broke, in the order of SPEC 11 item 3 (and `idle`, item 4, last).
+    /// Why the cache broke, in the order of the cause kinds: `route`, `tools`, `system-rewrite`,
+    /// `compaction`, `prune`, `replacement`, `series`, then `idle`.
     pub causes: Vec<CacheCause>,
     /// What the answer's `usage` says.
     pub observed: CacheObserved,
