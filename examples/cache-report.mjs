@@ -2,16 +2,19 @@
 // What each request of a session kept of the provider's prefix cache, why the rest was lost, and
 // what it cost: one line per request (kept / new / broken tokens, the causes in words, the cache
 // reads its answer reports), then the session's summary, its breaks by cause and the in-history
-// trade. See docs/cache.md and SPEC section 11.
+// trade. See docs/cache.md.
 //
-//   node examples/cache-report.mjs FILE [prices.json]
+//   node examples/cache-report.mjs [--cache-ttl-ms MS] [FILE [prices.json]]
 //
 // FILE: a session log as the harness writes it (JSON lines with a header, a JSON array, an SDK
-// notification stream). prices.json: `{ "default": { "input": 0.27, "cacheRead": 0.07,
-// "output": 1.1 }, "models": { "deepseek-reasoner": { ... } }, "cacheTtlMs": 300000 }` (dollars
-// per million tokens; `cacheWrite` where the provider bills it; `cacheTtlMs` optional). Without
-// FILE it opens examples/sessions/cache-breaks.jsonl; examples/prices.json holds DeepSeek's
-// prices. Needs the Node build: bash scripts/build.sh.
+// notification stream). prices.json: the ledger's `prices` option, the file the command's
+// `--prices` reads: `{ "default": { "input": 0.27, "cacheRead": 0.07, "output": 1.1 },
+// "models": { "deepseek-reasoner": { ... } } }` (dollars per million tokens; `cacheWrite` where
+// the provider bills it). --cache-ttl-ms: the provider's cache lifetime (the `cacheTtlMs`
+// option, the command's flag of the same name): a request that read less than the structure
+// kept after a longer pause lists `idle`. Without FILE it opens
+// examples/sessions/cache-breaks.jsonl; examples/prices.json holds DeepSeek's prices. Needs the
+// Node build: bash scripts/build.sh.
 //
 // Money: cents from $1 up ($12.35), four decimals below ($0.0042), `< $0.0001` for an amount
 // that would print as $0.0000 (`> -$0.0001` below zero), `$0` for none. A figure the ledger does
@@ -63,15 +66,16 @@ function dollars(amount) {
   return `${amount < 0 ? "-" : ""}$${size.toFixed(size < 0.99995 ? 4 : 2)}`;
 }
 
-const [path = new URL("./sessions/cache-breaks.jsonl", import.meta.url), pricesPath] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const options = {};
+if (args[0] === "--cache-ttl-ms") {
+  options.cacheTtlMs = Number(args[1]);
+  args.splice(0, 2);
+}
+const [path = new URL("./sessions/cache-breaks.jsonl", import.meta.url), pricesPath] = args;
 const conversation = new Conversation();
 try {
-  const options = {};
-  if (pricesPath) {
-    const { cacheTtlMs, ...prices } = JSON.parse(await readFile(pricesPath, "utf8"));
-    options.prices = prices;
-    if (cacheTtlMs !== undefined) options.cacheTtlMs = cacheTtlMs;
-  }
+  if (pricesPath) options.prices = JSON.parse(await readFile(pricesPath, "utf8"));
   conversation.loadJson(new Uint8Array(await readFile(path)));
   const { requests, summary } = conversation.cacheLedger(options);
   const steps = conversation.views().trajectory.requests;

@@ -1,4 +1,4 @@
-//! The cache ledger (SPEC section 11): per request, what its prompt kept of the previous
+//! The cache ledger (docs/cache.md): per request, what its prompt kept of the previous
 //! request's prefix, why the rest was lost, what the log says the provider read, and what it
 //! cost; and a summary over the window.
 //!
@@ -42,7 +42,7 @@ pub struct CacheLedger {
 
 /// What one request kept of the prefix cache, why the rest was lost, and what it cost.
 ///
-/// `kept_tokens`, `new_tokens` and `broken_tokens` are absent (unknown, never 0) for the
+/// `keptTokens`, `newTokens` and `brokenTokens` are absent (unknown, never 0) for the
 /// window's first request and when this request's or the previous one's context is incomplete.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -69,26 +69,27 @@ pub struct CacheEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "wasm", tsify(optional))]
     pub kept_tokens: Option<u32>,
-    /// `total_tokens - kept_tokens`.
+    /// The request's total tokens minus its kept tokens.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "wasm", tsify(optional))]
     pub new_tokens: Option<u32>,
-    /// The previous request's `total_tokens - kept_tokens`: what it held that this one could not
-    /// reuse (0: this request only appended).
+    /// The previous request's total tokens minus this request's kept tokens: what it held that
+    /// this one could not reuse (0: this request only appended).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "wasm", tsify(optional))]
     pub broken_tokens: Option<u32>,
-    /// Why the cache broke, in the order of SPEC 11 item 3 (and `idle`, item 4, last).
+    /// Why the cache broke, in the order of the cause kinds: `route`, `tools`, `system-rewrite`,
+    /// `compaction`, `prune`, `replacement`, `series`, then `idle`.
     pub causes: Vec<CacheCause>,
     /// What the answer's `usage` says.
     pub observed: CacheObserved,
-    /// `kept_tokens - cache_read_tokens`: cache the structure kept that the provider did not
-    /// report reading (negative when it read more).
+    /// The kept tokens minus the observed cache reads: cache the structure kept that the
+    /// provider did not report reading (negative when it read more).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "wasm", tsify(optional))]
     pub shortfall_tokens: Option<f64>,
     /// With an in-history update since the previous request and no cause: what a rewrite at
-    /// the head would have lost (`kept_tokens` minus the previous request's tools).
+    /// the head would have lost (the kept tokens minus the previous request's tools).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "wasm", tsify(optional))]
     pub saved_tokens: Option<u32>,

@@ -15,7 +15,8 @@ use crate::views::observe::Census;
 use crate::views::observe::Observed;
 use crate::views::splice::{splice_between, ListSplice};
 
-/// Which kind of event owns a card. Ordered as cards with the same anchor are (D3).
+/// Which kind of event owns a card. Ordered as cards with the same anchor are (BEHAVIOUR.md
+/// section 8, D3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[cfg_attr(feature = "wasm", serde(rename_all = "lowercase"))]

@@ -104,9 +104,11 @@ pub struct RequestContext {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "wasm", tsify(type = "unknown", optional))]
     pub usage: Option<Rc<JsonValue>>,
-    /// Whether the request started a new series, so that the prefix cache was expected lost:
-    /// the first request of the window, a header with reason `series` or `startsSeries`, a
-    /// replacement, or a changed tool set since the previous request's context.
+    /// Whether the request starts a new series: it is the first request of the window, or
+    /// between the previous request's context and this one's a header has reason `series` or
+    /// `startsSeries`, a replace rewrote part of the context, or the tool set changed. It marks
+    /// a boundary, not a cache verdict: the prefix before a replace or an added tool may still
+    /// be cached; the cache ledger (`cacheLedger`) says what each request kept and lost.
     pub new_series: bool,
 }
 
@@ -117,7 +119,7 @@ pub struct RequestContext {
 pub struct ContextTotals {
     /// Trajectory requests.
     pub requests: u32,
-    /// Requests that started a new series (prefix cache expected lost).
+    /// Requests that start a new series (`newSeries`; the cache ledger says what they kept).
     pub new_series: u32,
     /// System prompts appended while an earlier nonempty one survived (in-history updates).
     pub prompts_appended: u32,

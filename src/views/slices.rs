@@ -10,7 +10,8 @@ use crate::views::chat::ChatCard;
 use crate::views::trajectory::TrajectoryRequest;
 use crate::views::EventLine;
 
-/// The chat cards `start..start + cards.len()` of `views().chat`, and how many there are.
+/// The chat cards of `views().chat` from index `start` on, as many as `cards` holds, and how many
+/// there are in all.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct CardsSlice {
@@ -22,8 +23,8 @@ pub struct CardsSlice {
     pub cards: Vec<ChatCard>,
 }
 
-/// The requests `start..start + requests.len()` of `views().trajectory.requests`, and how many
-/// there are.
+/// The requests of `views().trajectory.requests` from index `start` on, as many as `requests`
+/// holds, and how many there are in all.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct RequestsSlice {
@@ -35,7 +36,8 @@ pub struct RequestsSlice {
     pub requests: Vec<TrajectoryRequest>,
 }
 
-/// The event lines `start..start + lines.len()` of `lines()`, and how many there are.
+/// The event lines of `lines()` from index `start` on, as many as `lines` holds, and how many
+/// there are in all.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct LinesSlice {

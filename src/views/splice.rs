@@ -56,7 +56,7 @@ impl ListSplice {
     }
 }
 
-/// How a call changed each list of the window (see [`ListSplice`]).
+/// How a call changed each list of the window, each as a `ListSplice`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct ViewSplices {

@@ -1,8 +1,8 @@
 //! The one rule that names a tool of a request header's tool list.
 //!
-//! Every place that compares or names tools uses it: the prompt diff (`views::diff`), which
-//! falls back to the tool's position for a tool without a name, and the cache ledger (SPEC
-//! section 11 item 2), which compares a tool without a name by its JSON text.
+//! Every place that compares or names tools uses it: the prompt diff (`views::diff`), which falls
+//! back to the tool's position for a tool without a name, and the cache ledger (docs/cache.md,
+//! "Kept, new, broken"), which compares a tool without a name by its JSON text.
 
 use crate::input::json::JsonValue;
 

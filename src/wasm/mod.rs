@@ -93,7 +93,7 @@ export type SessionLogRow = SessionEvent | SeqlessEvent | SessionHeader | Sessio
 
 /** Options of `inspectSystemPrompt`. */
 export interface InspectOptions {
-  /** The window's first loaded seq (D2): endpoints at or after it are known. */
+  /** The window's first loaded seq (BEHAVIOUR.md section 8, D2): endpoints from it on are known. */
   windowStart?: number;
 }
 

@@ -525,7 +525,7 @@ impl Conversation {
         self.analysis.context_totals()
     }
 
-    /// The cache ledger of the window (SPEC section 11, `docs/cache.md`): per trajectory
+    /// The cache ledger of the window (`docs/cache.md`): per trajectory
     /// request what it kept of the previous request's prefix cache, why the rest was lost, what
     /// the log says the provider read and what it cost; and a summary.
     ///

@@ -1,9 +1,8 @@
 //! The arguments of the window's calls that are not events: options and JSON text.
 
-/// Options of `load`, `prepend`, `loadJson` and `prependJson` (in Rust `load_json` and
-/// `prepend_json` too); JS passes them as an object, `{ hasMore }`, or leaves them out. Rust
-/// builds them from `LoadOptions::default()`: they are non-exhaustive, so a member added later
-/// breaks no caller.
+/// Options of the calls that load a window (`load`, `prepend`, `loadJson`, `prependJson`): an
+/// object, `{ hasMore }`, or left out. A member added later breaks no caller (in Rust they are
+/// non-exhaustive: build them from their default).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(
     feature = "wasm",

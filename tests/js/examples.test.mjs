@@ -107,8 +107,10 @@ test("docs/context.md shows what context-cost.mjs prints for the bundled session
 const cacheReport = join(repoRoot, "examples", "cache-report.mjs");
 const PRICES = JSON.parse(readFileSync(join(repoRoot, "examples", "prices.json"), "utf8"));
 // Prices that put every amount of cache-breaks.jsonl at $1 or more (or $0), and below $0.0001.
-const LARGE = { default: { input: 20000, cacheRead: 5000, output: 40000 }, cacheTtlMs: 300000 };
-const TINY = { default: { input: 0.0001, cacheRead: 0.00002, output: 0.0004 }, cacheTtlMs: 300000 };
+const LARGE = { default: { input: 20000, cacheRead: 5000, output: 40000 } };
+const TINY = { default: { input: 0.0001, cacheRead: 0.00002, output: 0.0004 } };
+// The provider's cache lifetime given with --cache-ttl-ms (five minutes: DeepSeek's and others').
+const TTL = 300000;
 
 /** The words cache-report.mjs must print for a cause. */
 function causeWords(cause) {
@@ -145,13 +147,14 @@ function assertDollars(text, amount, where) {
   assert.ok(Math.abs(shown - Math.abs(amount)) <= 0.5 * 10 ** -decimals + 1e-12, `${where}: ${text} rounds ${amount}`);
 }
 
-/** Runs cache-report.mjs on `file` with `prices` (none: no prices file); its stdout lines. */
-function report(file, prices) {
+/** Runs cache-report.mjs on `file` with `prices` (none: no prices file) and `--cache-ttl-ms
+ * ttl` (none: no TTL); its stdout lines. */
+function report(file, prices, ttl) {
   const dir = mkdtempSync(join(tmpdir(), "promptfold-cache-report-"));
   try {
     const pricesPath = join(dir, "prices.json");
     if (prices) writeFileSync(pricesPath, JSON.stringify(prices));
-    const result = run([cacheReport, file, ...(prices ? [pricesPath] : [])]);
+    const result = run([cacheReport, ...(ttl === undefined ? [] : ["--cache-ttl-ms", String(ttl)]), file, ...(prices ? [pricesPath] : [])]);
     assert.equal(result.status, 0, result.stderr);
     return result.stdout.trim().split("\n");
   } finally {
@@ -159,14 +162,12 @@ function report(file, prices) {
   }
 }
 
-/** The cache ledger of `bytes` with the options of `prices`. */
-function ledgerOf(bytes, prices) {
+/** The cache ledger of `bytes` with `prices` and the cache lifetime `ttl` (each optional). */
+function ledgerOf(bytes, prices, ttl) {
   const conv = new Conversation();
   try {
     conv.loadJson(bytes);
-    if (!prices) return conv.cacheLedger({});
-    const { cacheTtlMs, ...rest } = prices;
-    return conv.cacheLedger({ prices: rest, cacheTtlMs });
+    return conv.cacheLedger({ prices, cacheTtlMs: ttl });
   } finally {
     conv.free();
   }
@@ -226,18 +227,20 @@ function assertReport(lines, ledger, withPrices) {
   }
 }
 
-for (const [name, prices, label] of [
-  ["cache-breaks.jsonl", undefined, ""],
-  ["cache-breaks.jsonl", PRICES, " with examples/prices.json"],
-  ["cache-breaks.jsonl", LARGE, " with prices that cost dollars"],
-  ["cache-breaks.jsonl", TINY, " with prices below $0.0001"],
-  ["session.jsonl", undefined, ""],
+for (const [name, prices, ttl, label] of [
+  ["cache-breaks.jsonl", undefined, undefined, ""],
+  ["cache-breaks.jsonl", undefined, TTL, " with a TTL"],
+  ["cache-breaks.jsonl", PRICES, undefined, " with examples/prices.json"],
+  ["cache-breaks.jsonl", PRICES, TTL, " with examples/prices.json and a TTL"],
+  ["cache-breaks.jsonl", LARGE, TTL, " with prices that cost dollars"],
+  ["cache-breaks.jsonl", TINY, TTL, " with prices below $0.0001"],
+  ["session.jsonl", undefined, undefined, ""],
 ]) {
   test(`cache-report.mjs prints the ledger of ${name}${label}`, () => {
     const path = join(sessions, name);
-    const ledger = ledgerOf(readFileSync(path), prices);
+    const ledger = ledgerOf(readFileSync(path), prices, ttl);
     assert.ok(ledger.requests.length >= 3, "the session has requests");
-    const lines = report(path, prices);
+    const lines = report(path, prices, ttl);
     assertReport(lines, ledger, prices !== undefined);
     const all = lines.join("\n");
     if (prices === LARGE) assert.match(all, /, cost \$\d+\.\d\d\b(?!\d)/, "amounts of dollars in cents");
@@ -246,7 +249,7 @@ for (const [name, prices, label] of [
     if (name === "cache-breaks.jsonl") {
       const kinds = new Set(ledger.requests.flatMap((r) => r.causes.map((c) => c.kind)));
       for (const kind of ["route", "tools", "system-rewrite", "compaction", "prune", "replacement"]) assert.ok(kinds.has(kind), `a ${kind} break`);
-      assert.equal(kinds.has("idle"), prices !== undefined, "idle needs the TTL of prices.json");
+      assert.equal(kinds.has("idle"), ttl !== undefined, "idle needs the TTL of --cache-ttl-ms");
     }
   });
 }
@@ -275,9 +278,9 @@ test("cache-report.mjs of a session with one request: 1 request, its sums unknow
 
 test("docs/demo-cache.md shows what cache-report.mjs prints with examples/prices.json", () => {
   const doc = readFileSync(join(repoRoot, "docs", "demo-cache.md"), "utf8");
-  const shown = /`node examples\/cache-report\.mjs examples\/sessions\/cache-breaks\.jsonl examples\/prices\.json`[\s\S]*?```text\n([\s\S]*?)```/.exec(doc);
+  const shown = /`node examples\/cache-report\.mjs --cache-ttl-ms 300000 examples\/sessions\/cache-breaks\.jsonl examples\/prices\.json`[\s\S]*?```text\n([\s\S]*?)```/.exec(doc);
   assert.ok(shown, "docs/demo-cache.md has the example's output");
-  const result = run([cacheReport, join(sessions, "cache-breaks.jsonl"), join(repoRoot, "examples", "prices.json")]);
+  const result = run([cacheReport, "--cache-ttl-ms", "300000", join(sessions, "cache-breaks.jsonl"), join(repoRoot, "examples", "prices.json")]);
   assert.equal(result.status, 0, result.stderr);
   assert.equal(shown[1], result.stdout);
 });

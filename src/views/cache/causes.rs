@@ -1,4 +1,5 @@
-//! Why a request could not reuse the previous request's prefix (SPEC 11 items 3 and 4).
+//! Why a request could not reuse the previous request's prefix (docs/cache.md, "Causes" and
+//! "Observed usage").
 
 use serde::Serialize;
 
@@ -122,8 +123,8 @@ pub enum CacheCause {
     },
 }
 
-/// Pushes the causes of SPEC 11 item 3 between the previous request (`before`) and this one,
-/// whose tools differ from the previous ones by `tools`, with the gap's `replaces`, onto
+/// Pushes the causes (docs/cache.md, "Causes") between the previous request (`before`) and this
+/// one, whose tools differ from the previous ones by `tools`, with the gap's `replaces`, onto
 /// `causes`.
 pub(super) fn between(
     causes: &mut Vec<CacheCause>,
@@ -143,8 +144,8 @@ pub(super) fn between(
     );
 }
 
-/// The causes of SPEC 11 item 3 from their parts: the routes of the previous request and this
-/// one, how the tools differ, the replaces between them, the sections a system rewrite changed
+/// The causes (docs/cache.md, "Causes") from their parts: the routes of the previous request and
+/// this one, how the tools differ, the replaces between them, the sections a system rewrite changed
 /// (given the rewrite and its text), and the first series header between them.
 pub(super) fn listed(
     (from, to): (Option<&Route>, Option<&Route>),
@@ -259,8 +260,8 @@ pub(super) fn sections_changed(before: &str, after: &str) -> Vec<String> {
         .collect()
 }
 
-/// `idle` (SPEC 11 item 4): with `cacheTtlMs`, a shortfall above 0 and a read point more than
-/// that long after the previous answer.
+/// `idle` (docs/cache.md, "Observed usage"): with `cacheTtlMs`, a shortfall above 0 and a read
+/// point more than that long after the previous answer.
 pub(super) fn idle(
     before: &Gap,
     gap: &Gap,

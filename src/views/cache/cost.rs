@@ -1,5 +1,5 @@
-//! A request's cost (SPEC 11 item 5): the observed figures at the caller's prices when the log
-//! has them, else the estimates, marked as estimated.
+//! A request's cost (docs/cache.md, "Money"): the observed figures at the caller's prices when the
+//! log has them, else the estimates, marked as estimated.
 
 use std::rc::Rc;
 

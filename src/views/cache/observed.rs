@@ -1,6 +1,6 @@
-//! What the answer's `usage` says (SPEC 11 item 4), by the harness's convention: its counts are
-//! disjoint, `inputTokens` being the input the provider did not read from its cache (see
-//! docs/cache.md for the source).
+//! What the answer's `usage` says (docs/cache.md, "Observed usage"), by the harness's convention:
+//! its counts are disjoint, `inputTokens` being the input the provider did not read from its cache
+//! (see docs/cache.md for the source).
 
 use super::CacheObserved;
 use crate::input::json::JsonValue;

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::Error;
 use crate::input::json::stringify::js_number_text;
 
-/// Options of the cache ledger (`Conversation::cache_ledger`, `conversation.cacheLedger`).
+/// Options of the cache ledger (`conversation.cacheLedger(options)`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]

@@ -383,8 +383,8 @@ fn fenwick_add(tree: &mut [i64], slot: usize, by: i64) {
     }
 }
 
-/// The tokens request R kept of the previous request P (SPEC 11 item 2), both contexts
-/// complete: 0 when the route or the tools (`tools`: how R's differ from P's) rule it out,
+/// The tokens request R kept of the previous request P (docs/cache.md, "Kept, new, broken"), both
+/// contexts complete: 0 when the route or the tools (`tools`: how R's differ from P's) rule it out,
 /// else P's tools plus the common prefix.
 pub(super) fn kept(
     before: &Gap,
@@ -409,9 +409,9 @@ pub(super) fn kept(
     before_breakdown.tools_tokens.saturating_add(prefix)
 }
 
-/// Whether a request may keep anything of the previous one's prefix (SPEC 11 item 2): the
-/// same route, and the same tools (`tools` none) or tools added without a series marker
-/// between them.
+/// Whether a request may keep anything of the previous one's prefix (docs/cache.md, "Kept, new,
+/// broken"): the same route, and the same tools (`tools` none) or tools added without a series
+/// marker between them.
 pub(super) fn may_keep(same_route: bool, tools: Option<&ToolChanges>, series: bool) -> bool {
     let Some(tools) = tools else {
         return same_route;

@@ -1,4 +1,5 @@
-//! The ledger's summary over the window's requests (SPEC 11 items 6 and 7).
+//! The ledger's summary over the window's requests (docs/cache.md, "The in-history trade" and
+//! "Summary").
 
 use serde::Serialize;
 
@@ -40,7 +41,7 @@ pub struct CacheSummary {
     /// Breaks grouped by cause kind, most broken tokens first. A request with several causes
     /// counts in the group of each kind it lists.
     pub breaks: Vec<CacheBreaks>,
-    /// The in-history trade (SPEC 11 item 6).
+    /// The in-history trade: what appended updates kept, against the superseded prompts carried.
     pub trade: CacheTrade,
     /// The cost of the priced requests, when prices are given.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -136,7 +137,7 @@ pub struct SummaryCost {
     pub estimated: bool,
 }
 
-/// The kind names of the causes, in the order of SPEC 11 item 3.
+/// The kind names of the causes, in the order of docs/cache.md, "Causes".
 const KINDS: [&str; 8] = [
     "route",
     "tools",
@@ -298,7 +299,7 @@ impl Summing {
                 cost: priced.then_some(cost),
             })
             .collect();
-        // Stable: equal broken tokens keep the order of SPEC 11 item 3.
+        // Stable: equal broken tokens keep the order of docs/cache.md, "Causes".
         breaks.sort_by(|a, b| b.broken_tokens.total_cmp(&a.broken_tokens));
         summary.breaks = breaks;
         if priced {

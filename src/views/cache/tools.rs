@@ -1,7 +1,7 @@
-//! Two requests' tools compared by name (SPEC 11 item 2): a tool is known by its name (the
-//! crate's one rule, `views::tool_name`), or, without one, by its JSON text; the n-th tool of
-//! a name pairs with the n-th of the same name in the other list, and a pair whose JSON texts
-//! differ is changed.
+//! Two requests' tools compared by name (docs/cache.md, "Kept, new, broken"): a tool is known by
+//! its name (the crate's one rule, `views::tool_name`), or, without one, by its JSON text; the n-th
+//! tool of a name pairs with the n-th of the same name in the other list, and a pair whose JSON
+//! texts differ is changed.
 
 use std::borrow::Cow;
 

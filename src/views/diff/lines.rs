@@ -50,7 +50,7 @@ pub struct TextDiff {
     pub added: usize,
     /// Lines removed.
     pub removed: usize,
-    /// Whether the texts were too far apart to diff within the work bound (`WORK_BOUND` steps):
+    /// Whether the texts were too far apart to diff within the work bound (1,000,000 steps):
     /// then every line between the common first and last lines is shown removed, then added,
     /// without looking for lines in common inside.
     pub replaced_whole: bool,

@@ -54,7 +54,8 @@ impl ToolStatus {
     serde(rename_all = "camelCase")
 )]
 pub struct ToolDiff {
-    /// The tool's name (see the module documentation).
+    /// The tool's name: its `name` string, else its `function.name` string, else the tool itself
+    /// when it is a string, else `#i` for the tool at index `i` of its list.
     pub name: String,
     /// How it differs.
     pub status: ToolStatus,
