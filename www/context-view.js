@@ -30,7 +30,7 @@ export function breakdownText(breakdown) {
  * table, so that bars compare). Focusable; its figures show on hover and focus.
  */
 export function contextBar(breakdown, scale, { incomplete = false, newSeries = false, letterShare = 0.06 } = {}) {
-  const label = `${breakdownText(breakdown)}${incomplete ? '; incomplete' : ''}${newSeries ? '; new series: prefix cache expected lost' : ''}`;
+  const label = `${breakdownText(breakdown)}${incomplete ? '; incomplete' : ''}${newSeries ? '; new series (see the cache lane for what it kept)' : ''}`;
   const bar = el('span', { class: 'ctx-bar', role: 'img', 'aria-label': label, tabindex: 0, 'data-testid': 'context-bar' });
   const track = el('span', { class: 'ctx-track', 'aria-hidden': 'true' });
   const total = Math.max(1, scale);
@@ -49,7 +49,7 @@ export function contextBar(breakdown, scale, { incomplete = false, newSeries = f
       el('span', { class: `ctx-key ${part.cls}` }, part.letter), ` ${part.name}: ${fmt(breakdown[part.key])}`)),
     el('span', { class: 'ctx-tip-row ctx-tip-total' }, `total: ${fmt(breakdown.totalTokens)}`),
     incomplete ? el('span', { class: 'ctx-tip-row' }, 'incomplete: a replacement reaches before the window') : null,
-    newSeries ? el('span', { class: 'ctx-tip-row' }, 'new series: prefix cache expected lost') : null);
+    newSeries ? el('span', { class: 'ctx-tip-row' }, 'new series (see the cache lane for what it kept)') : null);
   bar.append(track, el('span', { class: 'ctx-figure' }, fmt(breakdown.totalTokens), newSeries ? ' ↺' : ''), tip);
   bar.addEventListener('mouseenter', () => placeTip(bar, tip));
   bar.addEventListener('focus', () => placeTip(bar, tip));
@@ -122,7 +122,7 @@ export function renderContextTotals(box, conversation) {
   const row = (name, value) => el('div', { class: 'ctx-stat' }, el('dt', {}, name), el('dd', {}, value));
   box.replaceChildren(el('dl', { class: 'ctx-stats', 'data-testid': 'context-totals' },
     row('requests', fmt(totals.requests)),
-    row('new series (cache expected lost)', fmt(totals.newSeries)),
+    row('new series', fmt(totals.newSeries)),
     row('prompt changes appended', fmt(totals.promptsAppended)),
     row('prompt changes rewritten at the head', fmt(totals.promptsRewritten)),
     row('superseded-prompt tokens, all requests', fmt(totals.supersededSystemTokens)),
