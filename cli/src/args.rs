@@ -17,7 +17,8 @@ Examples:
 Exit status: 0 everything was read (a torn last line counts as read); 1 some files could not
 be read, or a zstd stream was cut short (each is named on stderr and the report is complete
 for the rest); 2 usage error (unknown option or format, a time that does not parse, an
-unreadable or invalid prices file). Details: docs/cli.md";
+unreadable or invalid prices file); 3 no session log was found under the paths (report: each
+such path is named on stderr). Details: docs/cli.md";
 
 /// The `promptfold` command: the prompt story of one session log, and a cache report across many.
 #[derive(Debug, Parser)]

@@ -36,6 +36,9 @@ pub struct Discovery {
     pub problems: Vec<Problem>,
     /// Lock and backup files, and older version files of a session, left out.
     pub skipped: usize,
+    /// The paths given under which no session log was found (and none could not be read): a
+    /// folder that is empty or holds no log, most likely not the one meant.
+    pub empty: Vec<PathBuf>,
 }
 
 /// How a walked file name is treated.
@@ -107,6 +110,8 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
     let mut loops_seen: HashSet<PathBuf> = HashSet::new();
 
     for root in paths {
+        // Session logs and problems under this path, before any is left out as read already.
+        let mut found_here = false;
         let walker = walkdir::WalkDir::new(root)
             .follow_links(true)
             .sort_by_file_name();
@@ -140,6 +145,7 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
                         },
                     };
                     found.problems.push(problem);
+                    found_here = true;
                     continue;
                 }
             };
@@ -157,6 +163,7 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
             } else {
                 classify(&name)
             };
+            found_here |= matches!(kind, Name::Harness(_) | Name::Log);
             let meta = match entry.metadata() {
                 Ok(meta) => meta,
                 Err(error) => {
@@ -199,6 +206,9 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
                 Name::Skipped => found.skipped = found.skipped.saturating_add(1),
                 Name::Ignored => {}
             }
+        }
+        if !found_here {
+            found.empty.push(root.clone());
         }
     }
     found
