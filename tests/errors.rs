@@ -681,3 +681,57 @@ fn text_in_another_encoding_is_not_called_binary() {
     let err = parse_events("{\"seq\":1,\"x\":\"\u{1b}[31m\"}\n").unwrap_err();
     assert!(!err.to_string().contains("binary"), "{err}");
 }
+
+#[test]
+fn binary_junk_on_an_unfinished_last_line_is_binary_data_not_a_torn_tail() {
+    let good = b"{\"seq\":1,\"time\":1,\"type\":\"turn/start\",\"data\":{}}\n\
+                 {\"seq\":2,\"time\":2,\"type\":\"turn/start\",\"data\":{}}\n";
+    // (last line, torn): a JSON line cut short is torn, junk is not.
+    let tails: [(&[u8], bool); 9] = [
+        (b"\xff\xd8\xff\xe0\0\x10JFIF\0", false),
+        (b"\0\0\0\0\0\0\0\0", false),
+        (b"\x1f\x8b\x08\0\xff", false),
+        (b"{\"seq\":3,\"x\":\"caf\xe9 au lait", false),
+        (b"{\"seq\":3,\"time\":3,\"type\":\"turn/st", true),
+        (b"{\"seq\":3,\"x\":\"caf\xc3", true),
+        (b"{\"seq\":3,\"x\":tr", true),
+        (b"{\"seq\":3} and more", false),
+        (b"not json", false),
+    ];
+    for (tail, torn) in tails {
+        let mut text = good.to_vec();
+        text.extend_from_slice(tail);
+        let shown = String::from_utf8_lossy(tail);
+        let loaded = Conversation::new().load_json(&text, LoadOptions::default());
+        match &loaded {
+            Ok(change) => assert!(
+                torn && change.torn_tail.map(|tail| tail.bytes) == Some(tail.len()),
+                "{shown}: {change:?}"
+            ),
+            Err(error) => {
+                assert!(!torn, "{shown}: {error}");
+                assert_eq!(error.code(), "MALFORMED_JSON", "{shown}");
+                assert!(
+                    matches!(error, Error::MalformedJson { line: 3, .. }),
+                    "{shown}: {error:?}"
+                );
+            }
+        }
+        // Binary data says so.
+        if tail.contains(&0) {
+            let error = loaded.unwrap_err().to_string();
+            assert!(error.contains("is not text (binary data?"), "{error}");
+        }
+        // A reader of a growing file that was fed the text asks the same of its kept line.
+        let mut fed = Conversation::new();
+        for piece in text.chunks(7) {
+            fed.feed(piece).unwrap();
+        }
+        assert_eq!(fed.unfinished_line(), tail, "{shown}");
+        assert_eq!(
+            promptfold::is_torn_line(fed.unfinished_line()),
+            torn,
+            "{shown}"
+        );
+    }
+}

@@ -620,3 +620,72 @@ fn a_path_with_no_session_log_is_named_and_a_run_that_found_none_exits_3() {
     assert_eq!(filtered.code, 0, "{}", filtered.stderr);
     assert_eq!(filtered.stderr, "");
 }
+
+#[test]
+fn binary_junk_on_an_unfinished_last_line_is_binary_data_not_a_torn_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = example("session.jsonl");
+    assert!(good.ends_with(b"\n"));
+    let lines = good.iter().filter(|byte| **byte == b'\n').count();
+    let last_line = good[..good.len() - 1]
+        .iter()
+        .rposition(|byte| *byte == b'\n')
+        .unwrap()
+        + 1;
+    // (name, last line without its line end, torn)
+    let tails: [(&str, &[u8], bool); 5] = [
+        ("nul", b"\0\0\0\0\0\0\0\0", false),
+        ("jpeg", b"\xff\xd8\xff\xe0\0\x10JFIF\0", false),
+        ("cut", &good[last_line..good.len() - 10], true),
+        (
+            "cut-in-a-character",
+            b"{\"seq\": 999, \"x\": \"caf\xc3",
+            true,
+        ),
+        ("text", b"this is not JSON", false),
+    ];
+    for (name, tail, _) in tails {
+        let mut bytes = good.clone();
+        if name == "cut" {
+            bytes.truncate(last_line);
+        }
+        bytes.extend_from_slice(tail);
+        put(dir.path(), &format!("logs/{name}.jsonl"), &bytes);
+    }
+    let out = run_in(dir.path(), &["report", "logs", "--format", "json", "-q"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report = json(&out);
+    for (name, _, torn) in tails {
+        let path = format!("logs/{name}.jsonl");
+        let problem = report["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|problem| problem["path"] == path.as_str())
+            .unwrap_or_else(|| panic!("{path}: {report}"));
+        let row = report["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["path"] == path.as_str());
+        let reason = problem["reason"].as_str().unwrap();
+        if torn {
+            assert_eq!(problem["kind"], "torn-tail", "{path}: {reason}");
+            assert_eq!(row.unwrap()["tornTail"], true, "{path}");
+        } else {
+            assert_eq!(problem["kind"], "bad-event", "{path}: {reason}");
+            assert_eq!(problem["reported"], false, "{path}");
+            assert!(row.is_none(), "{path}");
+            // The line after the good ones, named as the library names it.
+            let line = format!("line {}", lines + 1);
+            assert!(reason.contains(&line), "{path}: {reason}");
+            assert!(reason.contains("MALFORMED_JSON"), "{path}: {reason}");
+            if name != "text" {
+                assert!(
+                    reason.contains("is not text (binary data?"),
+                    "{path}: {reason}"
+                );
+            }
+        }
+    }
+}
