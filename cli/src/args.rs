@@ -57,7 +57,8 @@ pub struct LedgerArgs {
 /// `promptfold show FILE`.
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// A session log: JSON lines, or JSON lines compressed with zstd (.zst, .zstd).
+    /// A session log: JSON lines, or JSON lines compressed with zstd (.zst, .zstd); `-` reads
+    /// standard input.
     pub file: PathBuf,
     /// Print JSON (schema in docs/cli.md) instead of text.
     #[arg(long)]
@@ -88,7 +89,7 @@ pub const MAX_JOBS: i64 = 1024;
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// Folders (the harness's layout: `<root>/<scope>/<session-id>/session.v<N>.jsonl[.zstd]`)
-    /// and session files.
+    /// and session files; `-` reads one session from standard input.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Output format.

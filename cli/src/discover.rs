@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::problem::{Problem, ProblemKind};
+use crate::source::is_stdin;
 
 /// A file to read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,6 +111,17 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
     let mut loops_seen: HashSet<PathBuf> = HashSet::new();
 
     for root in paths {
+        if is_stdin(root) {
+            // Standard input is read once, whatever its name.
+            if seen.insert(root.clone()) {
+                found.files.push(Candidate {
+                    path: root.clone(),
+                    scope: None,
+                    size: 0,
+                });
+            }
+            continue;
+        }
         // Session logs and problems under this path, before any is left out as read already.
         let mut found_here = false;
         let walker = walkdir::WalkDir::new(root)
