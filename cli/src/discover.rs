@@ -161,10 +161,17 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
                     continue;
                 }
             };
-            if !entry.file_type().is_file() {
+            let given = entry.depth() == 0;
+            // A path given that is not a folder is read whatever it is: a pipe too
+            // (`report <(zstdcat s.jsonl.zst)`). A walk reads regular files only.
+            let readable = if given {
+                !entry.file_type().is_dir()
+            } else {
+                entry.file_type().is_file()
+            };
+            if !readable {
                 continue;
             }
-            let given = entry.depth() == 0;
             let path = entry.path().to_path_buf();
             let name = entry.file_name().to_string_lossy();
             let kind = if given {

@@ -104,3 +104,20 @@ fn a_dash_reads_standard_input_plain_or_zstd() {
         empty.stderr
     );
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_pipe_named_on_the_command_line_is_read() {
+    // `report <(zstdcat s.jsonl.zst)` names a pipe (/dev/fd/63): not a regular file, yet given.
+    let dir = tempfile::tempdir().unwrap();
+    let text = example("session.jsonl");
+    let run = piped(
+        dir.path(),
+        &["report", "/dev/stdin", "--format", "json", "-q"],
+        &text,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["counts"]["sessions"], 1, "{}", run.stderr);
+    assert_eq!(report["sessions"][0]["path"], "/dev/stdin");
+}
