@@ -687,9 +687,8 @@ fn binary_junk_on_an_unfinished_last_line_is_binary_data_not_a_torn_tail() {
     let good = b"{\"seq\":1,\"time\":1,\"type\":\"turn/start\",\"data\":{}}\n\
                  {\"seq\":2,\"time\":2,\"type\":\"turn/start\",\"data\":{}}\n";
     // (last line, torn): a JSON line cut short is torn, junk is not.
-    let tails: [(&[u8], bool); 10] = [
+    let tails: [(&[u8], bool); 9] = [
         (b"\xff\xd8\xff\xe0\0\x10JFIF\0", false),
-        (b"\0\0\0\0\xc3", false),
         (b"\0\0\0\0\0\0\0\0", false),
         (b"\x1f\x8b\x08\0\xff", false),
         (b"{\"seq\":3,\"x\":\"caf\xe9 au lait", false),

@@ -25,12 +25,6 @@ fn binary_at(bytes: &[u8], not_utf8: Option<usize>) -> Option<usize> {
     Some(not_utf8.map_or(control, |not_utf8| control.min(not_utf8)))
 }
 
-/// Whether `bytes` (a line, its first byte that is not UTF-8 at `not_utf8`) are binary data, as
-/// [`binary_error`] tells it.
-pub(crate) fn is_binary(bytes: &[u8], not_utf8: Option<usize>) -> bool {
-    binary_at(bytes, not_utf8).is_some()
-}
-
 /// The [`Error::MalformedJson`] for `bytes` (the text from the start of line `line` of the
 /// input, where a read failed, its first byte that is not UTF-8 at `not_utf8`, the caller
 /// knowing: the UTF-8 check is not done again) when they are binary data, naming its first odd

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use super::torn::is_torn_line;
 use super::Kind;
 use crate::error::Error;
 use crate::input::binary::binary_error;
@@ -245,11 +246,10 @@ pub(crate) fn without_bom(text: &str) -> &str {
     text.strip_prefix(BOM).unwrap_or(text)
 }
 
-/// `bytes` as UTF-8 text for a JSON batch. When the text is not UTF-8 only because its last
-/// line ends inside a character (a writer stopped there), that line holds no binary data, and
-/// `torn_tail` allows it, the text before that line and the torn tail (`is_torn_line` says the
-/// same of the line); any other bytes that are not UTF-8 are [`Error::MalformedJson`], binary
-/// data named as such.
+/// `bytes` as UTF-8 text for a JSON batch. When the text is not UTF-8 only in its last line,
+/// which is a JSON line cut short inside a character ([`is_torn_line`]: a writer stopped there),
+/// and `torn_tail` allows it, the text before that line and the torn tail; any other bytes that
+/// are not UTF-8 are [`Error::MalformedJson`].
 pub(crate) fn text_of_bytes(
     bytes: &[u8],
     torn_tail: bool,
@@ -263,6 +263,26 @@ pub(crate) fn text_of_bytes(
         .iter()
         .rposition(|byte| *byte == b'\n')
         .map_or(0, |newline| newline.saturating_add(1));
+    let prefix = bytes.get(..line_start).unwrap_or_default();
+    let newlines = prefix.iter().filter(|byte| **byte == b'\n').count();
+    let starts_lines = bytes
+        .strip_prefix(BOM.as_bytes())
+        .unwrap_or(bytes)
+        .iter()
+        .find(|byte| !matches!(byte, b' ' | b'\n' | b'\r' | b'\t'))
+        .is_some_and(|first| *first == b'{');
+    // Only a JSON line cut short (its last character too, perhaps) is torn: bytes that are not
+    // UTF-8 inside the line, or binary data, are an error of their own.
+    let last_line = bytes.get(line_start..).unwrap_or_default();
+    if torn_tail && valid >= line_start && starts_lines && is_torn_line(last_line) {
+        if let Ok(text) = std::str::from_utf8(prefix) {
+            let tail = TornTail {
+                line: newlines.saturating_add(1),
+                bytes: bytes.len().saturating_sub(line_start),
+            };
+            return Ok((text, Some(tail)));
+        }
+    }
     let valid_prefix = bytes.get(..valid).unwrap_or_default();
     let line = valid_prefix
         .iter()
@@ -274,31 +294,11 @@ pub(crate) fn text_of_bytes(
         .iter()
         .rposition(|byte| *byte == b'\n')
         .map_or(0, |newline| newline.saturating_add(1));
-    let binary = binary_error(
+    if let Some(error) = binary_error(
         bytes.get(failing_line..).unwrap_or_default(),
         line,
         Some(valid.saturating_sub(failing_line)),
-    );
-    let starts_lines = bytes
-        .strip_prefix(BOM.as_bytes())
-        .unwrap_or(bytes)
-        .iter()
-        .find(|byte| !matches!(byte, b' ' | b'\n' | b'\r' | b'\t'))
-        .is_some_and(|first| *first == b'{');
-    // Cut inside its last character (`error_len` is `None` only at the end of the bytes), in the
-    // last line, which is then the failing line.
-    let cut = error.error_len().is_none() && valid >= line_start;
-    if torn_tail && cut && starts_lines && binary.is_none() {
-        let prefix = bytes.get(..line_start).unwrap_or_default();
-        if let Ok(text) = std::str::from_utf8(prefix) {
-            let tail = TornTail {
-                line,
-                bytes: bytes.len().saturating_sub(line_start),
-            };
-            return Ok((text, Some(tail)));
-        }
-    }
-    if let Some(error) = binary {
+    ) {
         return Err(error);
     }
     Err(Error::MalformedJson {

@@ -4,14 +4,11 @@
 
 use super::ends_early;
 use super::framing::without_bom;
-use crate::input::binary::is_binary;
 use crate::input::json::reader::{Failed, Reader};
 
 /// Whether `line`, the bytes after the last line end of a session log, is a JSON line cut
-/// short by a writer that stopped mid-line: UTF-8 JSON that ends before its value does, or a
-/// line that is UTF-8 but for a last character cut short and holds no binary data (its text is
-/// not checked as JSON then, as `load_json` does not: a check that kept the wasm module within
-/// its size budget). It is what `load_json` and `append_json` report as a torn tail
+/// short: JSON that ends before its value does, possibly inside a UTF-8 character (a writer
+/// stopped mid-line). It is what `load_json` and `append_json` report as a torn tail
 /// ([`crate::TornTail`]): a reader fed a file through [`crate::Conversation::feed`] or
 /// [`crate::LedgerStream::feed`] asks it of [`crate::Conversation::unfinished_line`] at the
 /// file's end. Complete JSON, a blank line, bytes that are not UTF-8 before the last character,
@@ -23,16 +20,15 @@ pub fn is_torn_line(line: &[u8]) -> bool {
         .rposition(|byte| *byte == b'\n')
         .and_then(|newline| line.get(newline.saturating_add(1)..))
         .unwrap_or(line);
-    match std::str::from_utf8(line) {
-        Ok(text) => cut_short(text),
-        // As `load_json` tells a torn line that is not UTF-8 (text_of_bytes): only its last
-        // character is unfinished, and it holds no binary data.
-        Err(error) => error.error_len().is_none() && !is_binary(line, Some(error.valid_up_to())),
-    }
-}
-
-/// Whether `text`, a last line, is JSON that ends before its value does (a blank line is not).
-fn cut_short(text: &str) -> bool {
+    let text = match std::str::from_utf8(line) {
+        Ok(text) => text,
+        // Cut inside its last character: the characters before it.
+        Err(error) if error.error_len().is_none() => line
+            .get(..error.valid_up_to())
+            .and_then(|valid| std::str::from_utf8(valid).ok())
+            .unwrap_or_default(),
+        Err(_) => return false,
+    };
     let text = without_bom(text);
     let mut reader = Reader::new(text);
     if reader.peek().is_none() {
@@ -76,8 +72,6 @@ mod tests {
             b"  \r",
             b"\0\0\0\0\0\0\0\0",
             b"\0",
-            // Cut inside a character, but binary.
-            b"\0\0\0\xc3",
             b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR",
             b"{\"seq\": 1}\0\0\0",
             b"\x1f\x8b\x08\0",
