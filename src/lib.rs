@@ -98,7 +98,6 @@ pub use input::event::{
 pub use input::json::{JsonObject, JsonValue};
 pub use input::parse::framing::{TornTail, OLDEST_FORMAT_VERSION};
 pub use input::parse::parse_events;
-pub use input::parse::torn::is_torn_line;
 pub use views::cache::{
     CacheBreaks, CacheCause, CacheCost, CacheEntry, CacheLedger, CacheObserved, CacheOptions,
     CacheSummary, CacheTrade, ObservedCounts, ObservedSums, Prices, Route, SummaryCost,

@@ -292,18 +292,10 @@ pub fn read_session<R: Reader>(
     let mut problem_after = stopped;
     if !conversation.unfinished_line().is_empty() {
         let torn = conversation.unfinished_line().len();
-        // A last line without its line end: complete JSON is a row, a JSON line cut short a
-        // torn tail (as the library's `load_json` tells them), anything else (binary junk, other
-        // text) a bad row whose error says what it is; after a zstd stream cut short, whatever
-        // was decoded of the line.
+        // A last line without its line end: complete JSON is a row, anything else a torn tail.
         match conversation.feed(b"\n".as_slice()) {
             Ok(_) => {}
-            Err(error)
-                if error.code() == "MALFORMED_JSON"
-                    && started(conversation)
-                    && (problem_after.is_some()
-                        || promptfold::is_torn_line(conversation.unfinished_line())) =>
-            {
+            Err(error) if error.code() == "MALFORMED_JSON" && started(conversation) => {
                 problem_after.get_or_insert_with(|| {
                     problem(
                         ProblemKind::TornTail,

@@ -16,7 +16,6 @@ pub(crate) mod framing;
 mod keys;
 mod names;
 mod raw;
-pub(crate) mod torn;
 mod validate;
 // Packed batches and streamed text come from the JS side only (feature `wasm`); the unit tests
 // read them natively.

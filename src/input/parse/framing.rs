@@ -5,7 +5,6 @@
 
 use serde::Serialize;
 
-use super::torn::is_torn_line;
 use super::Kind;
 use crate::error::Error;
 use crate::input::binary::binary_error;
@@ -246,10 +245,9 @@ pub(crate) fn without_bom(text: &str) -> &str {
     text.strip_prefix(BOM).unwrap_or(text)
 }
 
-/// `bytes` as UTF-8 text for a JSON batch. When the text is not UTF-8 only in its last line,
-/// which is a JSON line cut short inside a character ([`is_torn_line`]: a writer stopped there),
-/// and `torn_tail` allows it, the text before that line and the torn tail; any other bytes that
-/// are not UTF-8 are [`Error::MalformedJson`].
+/// `bytes` as UTF-8 text for a JSON batch. When the text is not UTF-8 only in its last line (a
+/// writer stopped inside a character) and `torn_tail` allows it, the text before that line and
+/// the torn tail; any other bytes that are not UTF-8 are [`Error::MalformedJson`].
 pub(crate) fn text_of_bytes(
     bytes: &[u8],
     torn_tail: bool,
@@ -271,10 +269,7 @@ pub(crate) fn text_of_bytes(
         .iter()
         .find(|byte| !matches!(byte, b' ' | b'\n' | b'\r' | b'\t'))
         .is_some_and(|first| *first == b'{');
-    // Only a JSON line cut short (its last character too, perhaps) is torn: bytes that are not
-    // UTF-8 inside the line, or binary data, are an error of their own.
-    let last_line = bytes.get(line_start..).unwrap_or_default();
-    if torn_tail && valid >= line_start && starts_lines && is_torn_line(last_line) {
+    if torn_tail && valid >= line_start && starts_lines {
         if let Ok(text) = std::str::from_utf8(prefix) {
             let tail = TornTail {
                 line: newlines.saturating_add(1),
