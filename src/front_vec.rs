@@ -155,7 +155,7 @@ impl<T> FrontVec<T> {
         self.slots.truncate(self.start.saturating_add(length));
     }
 
-    /// Room for `additional` more items after the last one, or [`Error::OutOfMemory`] (the
+    /// Room for `additional` more items after the last one, or [`crate::Error::OutOfMemory`] (the
     /// list unchanged) when the memory cannot give it.
     pub fn try_reserve(&mut self, additional: usize) -> Result<(), crate::error::Error> {
         crate::room::try_room(&mut self.slots, additional)

@@ -17,7 +17,8 @@ Examples:
 Exit status: 0 everything was read (a torn last line counts as read); 1 some files could not
 be read, or a zstd stream was cut short (each is named on stderr and the report is complete
 for the rest); 2 usage error (unknown option or format, a time that does not parse, an
-unreadable or invalid prices file). Details: docs/cli.md";
+unreadable or invalid prices file); 3 no session log was found under the paths (report: each
+such path is named on stderr). Details: docs/cli.md";
 
 /// The `promptfold` command: the prompt story of one session log, and a cache report across many.
 #[derive(Debug, Parser)]
@@ -56,7 +57,8 @@ pub struct LedgerArgs {
 /// `promptfold show FILE`.
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// A session log: JSON lines, or JSON lines compressed with zstd (.zst, .zstd).
+    /// A session log: JSON lines, or JSON lines compressed with zstd (.zst, .zstd); `-` reads
+    /// standard input.
     pub file: PathBuf,
     /// Print JSON (schema in docs/cli.md) instead of text.
     #[arg(long)]
@@ -87,7 +89,7 @@ pub const MAX_JOBS: i64 = 1024;
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// Folders (the harness's layout: `<root>/<scope>/<session-id>/session.v<N>.jsonl[.zstd]`)
-    /// and session files.
+    /// and session files; `-` reads one session from standard input.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Output format.

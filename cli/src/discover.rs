@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::problem::{Problem, ProblemKind};
+use crate::source::is_stdin;
 
 /// A file to read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,6 +37,9 @@ pub struct Discovery {
     pub problems: Vec<Problem>,
     /// Lock and backup files, and older version files of a session, left out.
     pub skipped: usize,
+    /// The paths given under which no session log was found (and none could not be read): a
+    /// folder that is empty or holds no log, most likely not the one meant.
+    pub empty: Vec<PathBuf>,
 }
 
 /// How a walked file name is treated.
@@ -107,6 +111,19 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
     let mut loops_seen: HashSet<PathBuf> = HashSet::new();
 
     for root in paths {
+        if is_stdin(root) {
+            // Standard input is read once, whatever its name.
+            if seen.insert(root.clone()) {
+                found.files.push(Candidate {
+                    path: root.clone(),
+                    scope: None,
+                    size: 0,
+                });
+            }
+            continue;
+        }
+        // Session logs and problems under this path, before any is left out as read already.
+        let mut found_here = false;
         let walker = walkdir::WalkDir::new(root)
             .follow_links(true)
             .sort_by_file_name();
@@ -140,13 +157,21 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
                         },
                     };
                     found.problems.push(problem);
+                    found_here = true;
                     continue;
                 }
             };
-            if !entry.file_type().is_file() {
+            let given = entry.depth() == 0;
+            // A path given that is not a folder is read whatever it is: a pipe too
+            // (`report <(zstdcat s.jsonl.zst)`). A walk reads regular files only.
+            let readable = if given {
+                !entry.file_type().is_dir()
+            } else {
+                entry.file_type().is_file()
+            };
+            if !readable {
                 continue;
             }
-            let given = entry.depth() == 0;
             let path = entry.path().to_path_buf();
             let name = entry.file_name().to_string_lossy();
             let kind = if given {
@@ -157,6 +182,7 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
             } else {
                 classify(&name)
             };
+            found_here |= matches!(kind, Name::Harness(_) | Name::Log);
             let meta = match entry.metadata() {
                 Ok(meta) => meta,
                 Err(error) => {
@@ -199,6 +225,9 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
                 Name::Skipped => found.skipped = found.skipped.saturating_add(1),
                 Name::Ignored => {}
             }
+        }
+        if !found_here {
+            found.empty.push(root.clone());
         }
     }
     found

@@ -30,6 +30,19 @@ const OK: u8 = 0;
 const SOME_UNREAD: u8 = 1;
 /// Exit status: a usage error (bad option, unreadable prices file).
 const USAGE: u8 = 2;
+/// Exit status: no session log was found under the paths given, so nothing was read.
+const NOTHING_FOUND: u8 = 3;
+
+/// How much of what was asked for a run read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ran {
+    /// Everything (a torn last line counts as read).
+    Whole,
+    /// Some files could not be read; the rest was.
+    SomeUnread,
+    /// There was nothing to read: no session log under the paths given.
+    NothingFound,
+}
 
 /// Why a run stopped.
 #[derive(Debug)]
@@ -61,16 +74,17 @@ fn main() -> ExitCode {
         }
     };
     let outcome = match &cli.command {
-        Command::Show(args) => {
-            ledger_options(&args.ledger).and_then(|options| show::run(args, &options))
-        }
+        Command::Show(args) => ledger_options(&args.ledger)
+            .and_then(|options| show::run(args, &options))
+            .map(|whole| if whole { Ran::Whole } else { Ran::SomeUnread }),
         Command::Report(args) => {
             ledger_options(&args.ledger).and_then(|options| report::run(args, &options))
         }
     };
     match outcome {
-        Ok(true) => ExitCode::from(OK),
-        Ok(false) => ExitCode::from(SOME_UNREAD),
+        Ok(Ran::Whole) => ExitCode::from(OK),
+        Ok(Ran::SomeUnread) => ExitCode::from(SOME_UNREAD),
+        Ok(Ran::NothingFound) => ExitCode::from(NOTHING_FOUND),
         Err(Failure::Usage(message)) => {
             eprintln!("promptfold: {message}");
             ExitCode::from(USAGE)

@@ -2,6 +2,7 @@
 //! each; what could not be read is named once and the rest is reported whole.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -15,12 +16,13 @@ use crate::args::{Format, ReportArgs};
 use crate::discover::{discover, Candidate};
 use crate::facts::{facts, CauseFacts, Tally};
 use crate::output;
+use crate::printable::printable;
 use crate::problem::{Problem, ProblemKind};
 use crate::progress::Progress;
 use crate::row::{Header, Origin, SessionRow};
 use crate::source::{read_session, Outcome, Reader, Streamed};
 use crate::when::Window;
-use crate::Failure;
+use crate::{Failure, Ran};
 
 /// What one file gave.
 enum Read {
@@ -81,10 +83,12 @@ fn read_one(
     }
 }
 
-/// Reads every file and builds the report.
-pub fn build(args: &ReportArgs, options: &CacheOptions) -> Report {
+/// Reads every file and builds the report; also gives the paths under which no session log was
+/// found.
+pub fn build(args: &ReportArgs, options: &CacheOptions) -> (Report, Vec<PathBuf>) {
     let started = Instant::now();
-    let found = discover(&args.paths);
+    let mut found = discover(&args.paths);
+    let empty = std::mem::take(&mut found.empty);
     let total_bytes = found
         .files
         .iter()
@@ -149,18 +153,23 @@ pub fn build(args: &ReportArgs, options: &CacheOptions) -> Report {
             output::counted(report.counts.problems, "problem", "problems")
         );
     }
-    report
+    (report, empty)
 }
 
-/// Runs `report`: builds it, names each problem on stderr, writes the format asked for.
-pub fn run(args: &ReportArgs, options: &CacheOptions) -> Result<bool, Failure> {
+/// Runs `report`: builds it, names each problem and each path without a session log on stderr,
+/// writes the format asked for.
+pub fn run(args: &ReportArgs, options: &CacheOptions) -> Result<Ran, Failure> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs.map_or(0, usize::from))
         .build()
         .map_err(|error| Failure::Usage(format!("cannot start the threads: {error}")))?;
-    let report = pool.install(|| build(args, options));
+    let (report, empty) = pool.install(|| build(args, options));
     for problem in &report.errors {
         eprintln!("promptfold: {problem}");
+    }
+    for path in &empty {
+        let shown = printable(&path.display().to_string()).into_owned();
+        eprintln!("promptfold: no session logs found under {shown}");
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -173,8 +182,15 @@ pub fn run(args: &ReportArgs, options: &CacheOptions) -> Result<bool, Failure> {
     written
         .and_then(|()| out.flush())
         .map_err(Failure::Output)?;
-    Ok(report
+    if !report
         .errors
         .iter()
-        .all(|problem| problem.kind == ProblemKind::TornTail))
+        .all(|problem| problem.kind == ProblemKind::TornTail)
+    {
+        Ok(Ran::SomeUnread)
+    } else if empty.len() == args.paths.len() {
+        Ok(Ran::NothingFound)
+    } else {
+        Ok(Ran::Whole)
+    }
 }

@@ -138,10 +138,18 @@ pub enum Outcome<R> {
     Failed(Problem),
 }
 
+/// The path that stands for standard input (`promptfold show -`, `zstdcat x | ... report -`).
+pub const STDIN: &str = "-";
+
+/// Whether `path` is [`STDIN`] (a file named `-` is `./-`).
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == STDIN
+}
+
 /// A reader that counts the bytes it reads from disk and remembers an I/O error, so a zstd
 /// error can be told from a disk error behind the decoder.
 struct Counted<'a> {
-    file: File,
+    file: Box<dyn Read>,
     on_read: &'a dyn Fn(u64),
     failed: Rc<Cell<bool>>,
 }
@@ -166,7 +174,7 @@ fn has_zstd_name(path: &Path) -> bool {
         .is_some_and(|ext| ext.eq_ignore_ascii_case("zst") || ext.eq_ignore_ascii_case("zstd"))
 }
 
-/// Reads `path` into `reader`. `on_read` is told of every block of bytes read from disk (for
+/// Reads `path` ([`STDIN`]: standard input) into `reader`. `on_read` is told of every block of bytes read from disk (for
 /// progress); `wanted` is asked once, as soon as the header row (or the first event) is read,
 /// whether the session is to be read at all (given its header).
 pub fn read_session<R: Reader>(
@@ -182,7 +190,12 @@ pub fn read_session<R: Reader>(
         reason,
         reported,
     };
-    let file = match File::open(path) {
+    let opened = if is_stdin(path) {
+        Ok(Box::new(io::stdin()) as Box<dyn Read>)
+    } else {
+        File::open(path).map(|file| Box::new(file) as Box<dyn Read>)
+    };
+    let file = match opened {
         Ok(file) => file,
         Err(error) => {
             return Outcome::Failed(problem(ProblemKind::Unreadable, error.to_string(), false))

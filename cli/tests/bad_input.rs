@@ -566,3 +566,57 @@ fn counts_agree_with_their_nouns() {
         table.stderr
     );
 }
+
+#[test]
+fn a_path_with_no_session_log_is_named_and_a_run_that_found_none_exits_3() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("empty")).unwrap();
+    put(dir.path(), "notes/README.md", b"no session log here\n");
+    put(dir.path(), "locks/s/session.v4.jsonl.lock", b"");
+    put(
+        dir.path(),
+        "good/s/session.v4.jsonl",
+        &example("session.jsonl"),
+    );
+    for (path, shown) in [
+        ("empty", "empty"),
+        ("notes", "notes"),
+        ("locks", "locks"),
+        ("empty/", "empty/"),
+    ] {
+        for format in ["table", "json", "jsonl", "csv"] {
+            let nothing = run_in(dir.path(), &["report", path, "--format", format, "-q"]);
+            assert_eq!(nothing.code, 3, "{path} {format}: {}", nothing.stderr);
+            assert_eq!(
+                nothing.stderr,
+                format!("promptfold: no session logs found under {shown}\n"),
+                "{path} {format}"
+            );
+        }
+    }
+    // The report of nothing is still well formed.
+    let nothing = run_in(dir.path(), &["report", "empty", "--format", "json", "-q"]);
+    assert_eq!(json(&nothing)["counts"]["sessions"], 0);
+    // Beside a path that has logs, an empty one is named, and the run exits 0.
+    let some = run_in(dir.path(), &["report", "good", "empty", "-q"]);
+    assert_eq!(some.code, 0, "{}", some.stderr);
+    assert_eq!(
+        some.stderr,
+        "promptfold: no session logs found under empty\n"
+    );
+    // A path that does not exist is unreadable (status 1), not also "no session logs".
+    let missing = run_in(dir.path(), &["report", "missing", "-q"]);
+    assert_eq!(missing.code, 1, "{}", missing.stderr);
+    assert!(
+        !missing.stderr.contains("no session logs found"),
+        "{}",
+        missing.stderr
+    );
+    // Every file filtered out by --since was still found and read: status 0, no such line.
+    let filtered = run_in(
+        dir.path(),
+        &["report", "good", "--since", "2100-01-01", "-q"],
+    );
+    assert_eq!(filtered.code, 0, "{}", filtered.stderr);
+    assert_eq!(filtered.stderr, "");
+}

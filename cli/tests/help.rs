@@ -45,6 +45,7 @@ fn the_help_names_every_documented_exit_status_cause() {
         "unknown option or format",
         "a time that does not parse",
         "an unreadable or invalid prices file",
+        "no session log was found under the paths",
     ] {
         assert!(
             docs.contains(phrase),

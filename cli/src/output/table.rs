@@ -3,7 +3,8 @@
 use std::borrow::Cow;
 use std::io::Write;
 
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
 
 use crate::aggregate::Report;
 use crate::output::counted;
@@ -61,30 +62,35 @@ fn fit(text: &str, width: usize, align: Align) -> String {
 }
 
 /// `text` in at most `width` columns, with the columns it takes: whole when it fits, else the
-/// whole characters that fit before a closing `…` (a combining mark stays with its letter).
+/// whole grapheme clusters that fit before a closing `…`, so a cut never splits a family emoji,
+/// a flag or a letter from its accents.
 fn cut(text: &str, width: usize) -> (Cow<'_, str>, usize) {
     let whole = text.width();
     if whole <= width {
         return (Cow::Borrowed(text), whole);
     }
     let room = width.saturating_sub(1);
-    let mut kept = String::new();
+    let mut end = 0;
     let mut used: usize = 0;
-    for c in text.chars() {
-        let next = used.saturating_add(c.width().unwrap_or(0));
+    for (start, cluster) in text.grapheme_indices(true) {
+        let next = used.saturating_add(cluster.width());
         if next > room {
             break;
         }
-        kept.push(c);
+        end = start.saturating_add(cluster.len());
         used = next;
     }
-    // A sequence (an emoji with its presentation selector) can be wider than its characters.
+    let mut kept = text.get(..end).unwrap_or_default();
+    // The width of a run of clusters is not always the sum of theirs.
     while kept.width() > room {
-        kept.pop();
+        let last = kept
+            .grapheme_indices(true)
+            .next_back()
+            .map_or(0, |(at, _)| at);
+        kept = kept.get(..last).unwrap_or_default();
     }
     let used = kept.width().saturating_add(1);
-    kept.push('…');
-    (Cow::Owned(kept), used)
+    (Cow::Owned(format!("{kept}…")), used)
 }
 
 /// The SESSION cell: the label, with a `*` when the file was cut short, kept however long the
@@ -298,6 +304,35 @@ mod tests {
                 Align::Left
             ),
             format!("{accented}{accented}…")
+        );
+    }
+
+    #[test]
+    fn a_cut_never_splits_a_grapheme_cluster() {
+        // A family (three emoji joined by zero-width joiners) is one cluster, two columns wide.
+        let family = "\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}";
+        assert_eq!(
+            fit(&format!("{family}{family}"), 3, Align::Left),
+            format!("{family}\u{2026}")
+        );
+        // A flag is a pair of regional indicators: both go, or neither.
+        let flag = "\u{1f1eb}\u{1f1f7}";
+        assert_eq!(fit(&format!("{flag}{flag}"), 2, Align::Left), "\u{2026} ");
+        assert_eq!(
+            fit(&format!("{flag}{flag}{flag}"), 5, Align::Left),
+            format!("{flag}{flag}\u{2026}")
+        );
+        // A thumb with its skin tone stays whole.
+        let thumb = "\u{1f44d}\u{1f3fd}";
+        assert_eq!(
+            fit(&format!("{thumb}{thumb}"), 3, Align::Left),
+            format!("{thumb}\u{2026}")
+        );
+        // A letter with two combining marks, cut after it.
+        let marked = "a\u{301}\u{323}";
+        assert_eq!(
+            fit(&format!("{marked}{marked}{marked}"), 2, Align::Left),
+            format!("{marked}\u{2026}")
         );
     }
 

@@ -124,7 +124,7 @@ impl Segments {
     }
 
     /// Room for `additional` more versions and entries in the top segment, which a walk grows
-    /// ([`Error::OutOfMemory`] when the memory cannot give it).
+    /// ([`crate::Error::OutOfMemory`] when the memory cannot give it).
     pub fn reserve(&mut self, additional: usize) -> Result<(), crate::error::Error> {
         match self.list.last_mut() {
             Some(top) => {

@@ -5,11 +5,11 @@
 //! and its route and tools tokens, the open request's step start, what happened since the last
 //! read point (series headers, replaces with the prompt each system rewrite replaced, in-history
 //! updates, the least surface key a replace touched) and the previous request's facts. Every
-//! entry equals the one [`super::ledger`] gives for the same window (tests/cache.rs checks it):
-//! the rules are the same, only where the facts come from differs. The longest common prefix of
-//! two requests is read off the live surface: no node before the least key a replace touched
-//! between their read points changed, so the previous request's prefix is the live nodes before
-//! it (nodes appended since sit after every node it had).
+//! entry equals the one [`super::ledger_into`] gives for the same window (tests/cache.rs checks
+//! it): the rules are the same, only where the facts come from differs. The longest common
+//! prefix of two requests is read off the live surface: no node before the least key a replace
+//! touched between their read points changed, so the previous request's prefix is the live nodes
+//! before it (nodes appended since sit after every node it had).
 
 mod live;
 

@@ -23,7 +23,7 @@ pub(super) fn is_string_special(byte: u8) -> bool {
 }
 
 /// Whether `a` and `b` are the same bytes. In wasm, where `==` on slices is a byte-by-byte loop,
-/// it compares a block at a time (see [`super::blocks`]).
+/// it compares a block at a time (see [`crate::input::json::blocks`]).
 pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if cfg!(target_arch = "wasm32") {
         same_words(a, b)
