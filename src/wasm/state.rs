@@ -114,7 +114,9 @@ impl JsSystemPromptState {
 pub fn inspect_system_prompt_js(
     #[wasm_bindgen(unchecked_param_type = "SystemPromptState | undefined")] previous: JsValue,
     #[wasm_bindgen(unchecked_param_type = "SessionEvent")] event: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "InspectOptions")] options: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "InspectOptions | null")] options: Option<
+        JsValue,
+    >,
 ) -> Result<JsValue, JsValue> {
     let previous = state_from_js(&previous)?;
     let event = throw(event_from_js(&event))?;

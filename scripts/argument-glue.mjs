@@ -1,0 +1,134 @@
+// Makes a call given an argument of the wrong shape throw a PromptfoldError INVALID_ARGUMENT naming
+// it, in JS before the call crosses into wasm (called by scripts/build.sh after
+// scripts/number-args-glue.mjs, on the same glue files; docs/api.md, "Arguments").
+//
+// Each parameter the glue documents (`@param {Type} name`) is looked up by its type in RULES:
+// either a check put as the function's first lines (after the freed and number checks), or the
+// reason it needs none here (Rust or src/wasm/js/open.js checks it, or an earlier script). A type
+// without a rule fails the build, so a new parameter cannot go unchecked unnoticed.
+//
+// Options, ranges and the plain-data arguments are checked against SHAPES, their members as the
+// .d.ts declares them: a plain object (not an array, a class instance or a function), no member
+// the type does not declare (a typo such as `{ cacheTTLMs }` is refused, not ignored), and each
+// member of its type, `undefined` standing for a member left out. Ranges of numbers (a price
+// `>= 0`, a slice's integers) are left to Rust, which checks them anyway. One check per call:
+// nothing runs per event.
+//
+// Usage: node scripts/argument-glue.mjs <glue file>...
+import { readFileSync, writeFileSync } from "node:fs";
+
+const files = process.argv.slice(2);
+if (files.length === 0) throw new Error("usage: node scripts/argument-glue.mjs <glue file>...");
+
+/** The check of an optional options argument: `undefined` and `null` are the defaults. */
+const options = (shape) => (name) => `if (${name} != null) promptfoldShape("${name}", ${name}, "${shape}");`;
+
+/** Per parameter type: the check's line (given the parameter's name), or why it has none. */
+const RULES = {
+  number: "scripts/number-args-glue.mjs",
+  "string | Uint8Array": "Rust: bytes_from_js and the string readers throw INVALID_ARGUMENT",
+  "SessionLogRow[]": "Rust: the batch codes (NOT_AN_ARRAY, NOT_AN_OBJECT, ...)",
+  SessionEvent: "Rust: the batch codes of a batch of one",
+  SessionSource: "src/wasm/js/open.js: the promise rejects with INVALID_ARGUMENT",
+  "OpenSessionOptions | null": "src/wasm/js/open.js: the promise rejects with INVALID_ARGUMENT",
+  string: "Rust: a key that is not a string is an unknown key",
+  PromptInput: "Rust: optional_json and snapshot_from_json",
+  "PromptSnapshot | undefined": "Rust: optional_json and snapshot_from_json",
+  "SystemPromptNode | undefined": "Rust: optional_json and node_from_json",
+  "SystemPromptState | undefined": "Rust: state_from_js",
+  SliceRange: (name) => `promptfoldShape("${name}", ${name}, "SliceRange");`,
+  "LoadOptions | null": options("LoadOptions"),
+  "CacheOptions | null": options("CacheOptions"),
+  "InspectOptions | null": options("InspectOptions"),
+};
+
+// The helpers, after those of scripts/freed-glue.mjs (promptfoldError). A member type is a shape's
+// name, `Record<Shape>` (any keys, each value of that shape), or `number`, `boolean`, `string`,
+// `unknown`; a `?` marks a member that may be left out.
+const helper = `
+const PROMPTFOLD_SHAPES = {
+    SliceRange: { start: "number", end: "number" },
+    LoadOptions: { hasMore: "boolean?" },
+    CacheOptions: { prices: "Prices?", cacheTtlMs: "number?" },
+    Prices: { default: "TokenPrices?", models: "Record<TokenPrices>?" },
+    TokenPrices: { input: "number", cacheRead: "number", cacheWrite: "number?", output: "number" },
+    InspectOptions: { windowStart: "unknown?" },
+};
+function promptfoldFound(value) {
+    if (value === null || value === undefined) return String(value);
+    const type = Array.isArray(value) ? "array" : typeof value;
+    return \`\${/^[aeiou]/.test(type) ? "an" : "a"} \${type}\`;
+}
+function promptfoldInvalid(name, message) {
+    return promptfoldError("INVALID_ARGUMENT", \`invalid argument \\\`\${name}\\\`: \${message}\`);
+}
+function promptfoldRecord(name, value) {
+    const prototype = value !== null && typeof value === "object" && !Array.isArray(value) ? Object.getPrototypeOf(value) : undefined;
+    // An object literal's prototype (of this realm or another: its own prototype is null), or none.
+    if (prototype !== null && (prototype === undefined || Object.getPrototypeOf(prototype) !== null)) {
+        const found = prototype === undefined ? promptfoldFound(value) : \`an instance of \${prototype.constructor?.name ?? "a class"}\`;
+        throw promptfoldInvalid(name, \`expected a plain object, found \${found}\`);
+    }
+}
+function promptfoldShape(name, value, type) {
+    promptfoldRecord(name, value);
+    const shape = PROMPTFOLD_SHAPES[type];
+    for (const key of Object.keys(value)) {
+        if (!Object.prototype.hasOwnProperty.call(shape, key)) {
+            throw promptfoldInvalid(name, \`unknown member \\\`\${key}\\\` (\${type} has \${Object.keys(shape).join(", ")})\`);
+        }
+    }
+    for (const key of Object.keys(shape)) {
+        const member = shape[key];
+        const optional = member.endsWith("?");
+        promptfoldMember(\`\${name}.\${key}\`, value[key], optional ? member.slice(0, -1) : member, optional);
+    }
+}
+function promptfoldMember(name, value, type, optional) {
+    if (value === undefined) {
+        if (optional) return;
+    } else if (type === "unknown" || typeof value === type) {
+        return;
+    } else if (type.startsWith("Record<")) {
+        promptfoldRecord(name, value);
+        for (const key of Object.keys(value)) promptfoldShape(\`\${name}["\${key}"]\`, value[key], type.slice(7, -1));
+        return;
+    } else if (Object.prototype.hasOwnProperty.call(PROMPTFOLD_SHAPES, type)) {
+        return promptfoldShape(name, value, type);
+    }
+    throw promptfoldInvalid(name, \`expected a \${type}, found \${promptfoldFound(value)}\`);
+}
+`;
+
+for (const file of files) {
+  const lines = readFileSync(file, "utf8").split("\n");
+  if (lines.some((line) => line.startsWith("function promptfoldShape("))) {
+    throw new Error(`argument-glue: ${file} is already patched`);
+  }
+  if (!lines.some((line) => line.startsWith("function promptfoldError("))) {
+    throw new Error(`argument-glue: ${file} has no promptfoldError: run scripts/freed-glue.mjs first`);
+  }
+  const out = [];
+  let params = [];
+  let checked = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    out.push(line);
+    if (/^\s*\/\*\*/.test(line)) params = [];
+    const param = /^\s*\* @param \{(.+)\} \[?([A-Za-z_$][\w$]*)\]?$/.exec(line);
+    if (param) {
+      const rule = RULES[param[1]];
+      if (rule === undefined) throw new Error(`argument-glue: ${file}: no rule for \`@param {${param[1]}} ${param[2]}\``);
+      if (typeof rule === "function") params.push(rule(param[2]));
+    }
+    const header = /^(\s*)(?:export )?(?:function )?(?:get |set )?[A-Za-z_$][\w$]*\((.*)\) \{$/.exec(line);
+    if (!header || params.length === 0) continue;
+    // After the freed and number checks: a freed object is FREED whatever its arguments.
+    while (/promptfoldFreed\(|promptfoldNotANumber\(/.test(lines[i + 1] ?? "")) out.push(lines[++i]);
+    for (const check of params) out.push(`${header[1]}    ${check}`);
+    checked += params.length;
+    params = [];
+  }
+  if (checked === 0) throw new Error(`argument-glue: ${file} documents no parameter to check: the glue changed shape`);
+  writeFileSync(file, out.join("\n") + helper);
+}

@@ -1,0 +1,167 @@
+// Options objects, ranges and plain-data arguments (docs/api.md, "Arguments"): each must be a
+// plain object holding only the members its type declares, each of its type; anything else throws
+// a PromptfoldError INVALID_ARGUMENT naming the argument (or the member's path in it), before
+// anything is computed, and a call that throws leaves the window as it was.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { promptfold } from "./promptfold.mjs";
+
+const { Conversation, openSession } = promptfold;
+
+const system = {
+  seq: 2,
+  time: 2,
+  type: "system/message",
+  surfaceOp: "append",
+  data: { turn: 1, step: 1, message: { role: "system", content: [{ type: "text", text: "A" }] } },
+};
+const events = [
+  { seq: 1, time: 1, type: "turn/start", data: { turn: 1 } },
+  system,
+  { seq: 3, time: 3, type: "step/start", data: { turn: 1, step: 1 } },
+  { seq: 4, time: 4, type: "request/header", data: { reason: "initial", header: { config: {}, tools: [] } } },
+];
+
+/** Asserts that `call` throws INVALID_ARGUMENT whose message names `argument`. */
+export function assertInvalid(call, argument, what) {
+  assert.throws(
+    call,
+    (error) => {
+      assert.equal(error.name, "PromptfoldError", `${what}: ${error.message}`);
+      assert.equal(error.code, "INVALID_ARGUMENT", `${what}: ${error.message}`);
+      assert.ok(error.message.startsWith(`invalid argument \`${argument}`), `${what}: ${error.message}`);
+      return true;
+    },
+    what,
+  );
+}
+
+class Options {
+  constructor() {
+    this.hasMore = true;
+  }
+}
+
+// A value of each kind that is not a plain object.
+const notObjects = [
+  ["an array", []],
+  ["an array with the members", Object.assign([], { start: 0, end: 1, hasMore: true })],
+  ["a number", 5],
+  ["a string", "x"],
+  ["true", true],
+  ["a function", Object.assign(() => {}, { start: 0, end: 1 })],
+  ["a class instance", new Options()],
+  ["a Map", new Map()],
+  ["a Uint8Array", new Uint8Array(2)],
+];
+
+/** Each options or range argument: its call with a value, a valid value, and wrong members. */
+const argumentsByCall = [
+  {
+    name: "load(events, options)",
+    call: (c, value) => c.load(events, value),
+    valid: { hasMore: true },
+    wrong: [
+      [{ hasmore: true }, "options"],
+      [{ hasMore: true, extra: undefined }, "options"],
+      [{ hasMore: null }, "options.hasMore"],
+      [{ hasMore: "yes" }, "options.hasMore"],
+    ],
+  },
+  {
+    name: "prepend(events, options)",
+    call: (c, value) => c.prepend([], value),
+    valid: {},
+    wrong: [[{ has_more: false }, "options"]],
+  },
+  {
+    name: "loadJson(text, options)",
+    call: (c, value) => c.loadJson(JSON.stringify(events), value),
+    valid: { hasMore: undefined },
+    wrong: [[{ hasMore: 1 }, "options.hasMore"]],
+  },
+  {
+    name: "prependJson(text, options)",
+    call: (c, value) => c.prependJson("[]", value),
+    valid: { hasMore: false },
+    wrong: [[{ more: true }, "options"]],
+  },
+  {
+    name: "cacheLedger(options)",
+    call: (c, value) => c.cacheLedger(value),
+    valid: { prices: { default: { input: 1, cacheRead: 0.1, output: 2 }, models: {} }, cacheTtlMs: 1000 },
+    wrong: [
+      [{ cacheTTLMs: 300000 }, "options"],
+      [{ cacheTtlMs: "300000" }, "options.cacheTtlMs"],
+      [{ cacheTtlMs: null }, "options.cacheTtlMs"],
+      [{ prices: [] }, "options.prices"],
+      [{ prices: { default: [1, 2, 3] } }, "options.prices.default"],
+      [{ prices: { default: { input: 1, cacheRead: 1, output: 1, cache_write: 1 } } }, "options.prices.default"],
+      [{ prices: { default: { input: 1, cacheRead: 1 } } }, "options.prices.default.output"],
+      [{ prices: { default: { input: 1, cacheRead: 1, output: 1, cacheWrite: "1" } } }, "options.prices.default.cacheWrite"],
+      [{ prices: { models: [] } }, "options.prices.models"],
+      [{ prices: { models: { m: null } } }, 'options.prices.models["m"]'],
+      [{ prices: { models: { m: [1] } } }, 'options.prices.models["m"]'],
+      [{ prices: { defaults: {} } }, "options.prices"],
+    ],
+  },
+  ...["cardsSlice", "requestsSlice", "linesSlice"].map((method) => ({
+    name: `${method}(range)`,
+    call: (c, value) => c[method](value),
+    valid: { start: 0, end: 2 },
+    required: true,
+    wrong: [
+      [{ start: 0, end: 2, count: 2 }, "range"],
+      [{ start: 0 }, "range.end"],
+      [{ start: "0", end: 2 }, "range.start"],
+      [{ from: 0, to: 2 }, "range"],
+    ],
+  })),
+  {
+    name: "inspectSystemPrompt(previous, event, options)",
+    call: (_, value) => promptfold.inspectSystemPrompt(undefined, system, value),
+    valid: { windowStart: 1 },
+    wrong: [[{ windowstart: 1 }, "options"]],
+  },
+];
+
+for (const { name, call, valid, required, wrong } of argumentsByCall) {
+  test(`${name}: an array, a non-object or an unknown or wrong member is INVALID_ARGUMENT`, () => {
+    const conversation = new Conversation();
+    conversation.load(events, { hasMore: true });
+    const before = JSON.stringify(conversation.lines());
+    const argument = /(\w+)\)$/.exec(name)[1];
+    for (const [what, value] of notObjects) assertInvalid(() => call(conversation, value), argument, `${name}: ${what}`);
+    for (const [value, path] of wrong) {
+      assertInvalid(() => call(conversation, value), path, `${name}: ${JSON.stringify(value)}`);
+    }
+    assert.equal(JSON.stringify(conversation.lines()), before, `${name}: the window is unchanged`);
+    // What the types declare is accepted: the valid value, one without a prototype, and (for
+    // options) none at all.
+    call(conversation, valid);
+    call(conversation, Object.assign(Object.create(null), valid));
+    if (required) {
+      assertInvalid(() => call(conversation, undefined), argument, `${name}: undefined`);
+    } else {
+      call(new Conversation(), undefined);
+      call(new Conversation(), null);
+    }
+    conversation.free();
+  });
+}
+
+test("openSession(source, options): an array, a non-object or an unknown member rejects with INVALID_ARGUMENT", async () => {
+  const blob = new Blob([`${events.map((event) => JSON.stringify(event)).join("\n")}\n`]);
+  for (const [what, options] of [...notObjects, ["a typo", { newestfirst: true }]]) {
+    await assert.rejects(
+      openSession(blob, options),
+      (error) => error.code === "INVALID_ARGUMENT" && /^invalid argument `options`/.test(error.message),
+      what,
+    );
+  }
+  for (const options of [undefined, null, {}, { newestFirst: false, chunkBytes: 64 }]) {
+    const { conversation } = await openSession(blob, options);
+    assert.equal(conversation.length, events.length);
+    conversation.free();
+  }
+});
