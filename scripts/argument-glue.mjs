@@ -33,7 +33,7 @@ const RULES = {
   "OpenSessionOptions | null": "src/wasm/js/open.js: the promise rejects with INVALID_ARGUMENT",
   string: "Rust: a key that is not a string is an unknown key",
   PromptInput: "Rust: optional_json and snapshot_from_json",
-  "PromptSnapshot | undefined": "Rust: optional_json and snapshot_from_json",
+  "PromptSnapshot | null | undefined": options("PromptSnapshot"),
   "SystemPromptNode | undefined": "Rust: optional_json and node_from_json",
   "SystemPromptState | undefined": "Rust: state_from_js",
   SliceRange: (name) => `promptfoldShape("${name}", ${name}, "SliceRange");`,
@@ -43,8 +43,10 @@ const RULES = {
 };
 
 // The helpers, after those of scripts/freed-glue.mjs (promptfoldError). A member type is a shape's
-// name, `Record<Shape>` (any keys, each value of that shape), or `number`, `boolean`, `string`,
-// `unknown`; a `?` marks a member that may be left out.
+// name, `Record<Shape>` (any keys, each value of that shape), `number`, `boolean`, `string`,
+// `unknown`, `unknown[]` (an array) or `json` (a value JSON writes: not a function, a symbol or a
+// BigInt, which would vanish or throw in the JSON step Rust reads it through); a `?` marks a
+// member that may be left out.
 const helper = `
 const PROMPTFOLD_SHAPES = {
     SliceRange: { start: "number", end: "number" },
@@ -53,6 +55,7 @@ const PROMPTFOLD_SHAPES = {
     Prices: { default: "TokenPrices?", models: "Record<TokenPrices>?" },
     TokenPrices: { input: "number", cacheRead: "number", cacheWrite: "number?", output: "number" },
     InspectOptions: { windowStart: "unknown?" },
+    PromptSnapshot: { config: "json?", system: "string", tools: "unknown[]" },
 };
 function promptfoldFound(value) {
     if (value === null || value === undefined) return String(value);
@@ -89,6 +92,10 @@ function promptfoldMember(name, value, type, optional) {
         if (optional) return;
     } else if (type === "unknown" || typeof value === type) {
         return;
+    } else if (type === "json") {
+        if (typeof value !== "function" && typeof value !== "symbol" && typeof value !== "bigint") return;
+    } else if (type === "unknown[]") {
+        if (Array.isArray(value)) return;
     } else if (type.startsWith("Record<")) {
         promptfoldRecord(name, value);
         for (const key of Object.keys(value)) promptfoldShape(\`\${name}["\${key}"]\`, value[key], type.slice(7, -1));
@@ -96,7 +103,8 @@ function promptfoldMember(name, value, type, optional) {
     } else if (Object.prototype.hasOwnProperty.call(PROMPTFOLD_SHAPES, type)) {
         return promptfoldShape(name, value, type);
     }
-    throw promptfoldInvalid(name, \`expected a \${type}, found \${promptfoldFound(value)}\`);
+    const expected = type === "json" ? "a value JSON can write" : type === "unknown[]" ? "an array" : \`a \${type}\`;
+    throw promptfoldInvalid(name, \`expected \${expected}, found \${promptfoldFound(value)}\`);
 }
 `;
 

@@ -160,7 +160,7 @@ fn state_from_js(value: &JsValue) -> Result<Option<SystemPromptState>, JsValue> 
 /// `ConversationPromptSnapshot` is `PromptSnapshot` here).
 #[wasm_bindgen(js_name = inspectRequestPrompt, unchecked_return_type = "RequestPromptInspection")]
 pub fn inspect_request_prompt_js(
-    #[wasm_bindgen(unchecked_param_type = "PromptSnapshot | undefined")] previous: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "PromptSnapshot | null | undefined")] previous: JsValue,
     #[wasm_bindgen(unchecked_param_type = "SessionEvent")] event: JsValue,
     #[wasm_bindgen(unchecked_param_type = "SystemPromptNode | undefined")] system: JsValue,
 ) -> Result<JsValue, JsValue> {

@@ -165,3 +165,25 @@ test("openSession(source, options): an array, a non-object or an unknown member 
     conversation.free();
   }
 });
+
+const header = events[3];
+
+test("inspectRequestPrompt: a previous that is not a PromptSnapshot is INVALID_ARGUMENT", () => {
+  const { inspectRequestPrompt } = promptfold;
+  const { prompt } = inspectRequestPrompt(undefined, header, undefined);
+  const notSnapshots = [
+    ...notObjects,
+    ["a range", { start: 0 }],
+    ["an empty object", {}],
+    ["a snapshot with an unknown member", { ...prompt, start: 0 }],
+    ["a snapshot without tools", { system: "A" }],
+    ["a snapshot without system", { tools: [] }],
+  ];
+  for (const [what, previous] of notSnapshots) {
+    assertInvalid(() => inspectRequestPrompt(previous, header, undefined), "previous", what);
+  }
+  // A snapshot the API gave, one with `config` left out, and none.
+  assert.deepEqual(inspectRequestPrompt(prompt, header, undefined).prompt, prompt);
+  inspectRequestPrompt({ system: "A", tools: [] }, header, undefined);
+  inspectRequestPrompt(null, header, undefined);
+});
