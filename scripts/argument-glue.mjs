@@ -32,9 +32,9 @@ const RULES = {
   SessionSource: "src/wasm/js/open.js: the promise rejects with INVALID_ARGUMENT",
   "OpenSessionOptions | null": "src/wasm/js/open.js: the promise rejects with INVALID_ARGUMENT",
   string: "Rust: a key that is not a string is an unknown key",
-  PromptInput: "Rust: optional_json and snapshot_from_json",
+  PromptInput: (name) => `if (typeof ${name} !== "string") promptfoldShape("${name}", ${name}, "PromptInput");`,
   "PromptSnapshot | null | undefined": options("PromptSnapshot"),
-  "SystemPromptNode | undefined": "Rust: optional_json and node_from_json",
+  "SystemPromptNode | null | undefined": options("SystemPromptNode"),
   "SystemPromptState | undefined": "Rust: state_from_js",
   SliceRange: (name) => `promptfoldShape("${name}", ${name}, "SliceRange");`,
   "LoadOptions | null": options("LoadOptions"),
@@ -44,9 +44,9 @@ const RULES = {
 
 // The helpers, after those of scripts/freed-glue.mjs (promptfoldError). A member type is a shape's
 // name, `Record<Shape>` (any keys, each value of that shape), `number`, `boolean`, `string`,
-// `unknown`, `unknown[]` (an array) or `json` (a value JSON writes: not a function, a symbol or a
-// BigInt, which would vanish or throw in the JSON step Rust reads it through); a `?` marks a
-// member that may be left out.
+// `unknown`, `json` (a value JSON writes: not a function, a symbol or a BigInt, which would
+// vanish or throw in the JSON step Rust reads it through; deeper values are JSON's to judge) or
+// `unknown[]` (an array of such values); a `?` marks a member that may be left out.
 const helper = `
 const PROMPTFOLD_SHAPES = {
     SliceRange: { start: "number", end: "number" },
@@ -56,6 +56,8 @@ const PROMPTFOLD_SHAPES = {
     TokenPrices: { input: "number", cacheRead: "number", cacheWrite: "number?", output: "number" },
     InspectOptions: { windowStart: "unknown?" },
     PromptSnapshot: { config: "json?", system: "string", tools: "unknown[]" },
+    PromptInput: { config: "json?", system: "string?", tools: "unknown[]?" },
+    SystemPromptNode: { seq: "number", time: "number", turn: "number", step: "number", text: "string", update: "boolean" },
 };
 function promptfoldFound(value) {
     if (value === null || value === undefined) return String(value);
@@ -95,7 +97,10 @@ function promptfoldMember(name, value, type, optional) {
     } else if (type === "json") {
         if (typeof value !== "function" && typeof value !== "symbol" && typeof value !== "bigint") return;
     } else if (type === "unknown[]") {
-        if (Array.isArray(value)) return;
+        if (Array.isArray(value)) {
+            for (let i = 0; i < value.length; i++) promptfoldMember(\`\${name}[\${i}]\`, value[i], "json", false);
+            return;
+        }
     } else if (type.startsWith("Record<")) {
         promptfoldRecord(name, value);
         for (const key of Object.keys(value)) promptfoldShape(\`\${name}["\${key}"]\`, value[key], type.slice(7, -1));

@@ -22,7 +22,7 @@ use crate::wasm::plain::snapshot_from_json;
 #[wasm_bindgen(typescript_custom_section)]
 const DIFF_TYPES: &'static str = r#"
 /** A prompt to compare: a system text alone, or `{ config?, system?, tools? }`. */
-export type PromptInput = string | { config?: unknown; system?: string; tools?: unknown };
+export type PromptInput = string | { config?: unknown; system?: string; tools?: unknown[] };
 "#;
 
 #[wasm_bindgen(inline_js = r#"

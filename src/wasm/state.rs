@@ -162,7 +162,7 @@ fn state_from_js(value: &JsValue) -> Result<Option<SystemPromptState>, JsValue> 
 pub fn inspect_request_prompt_js(
     #[wasm_bindgen(unchecked_param_type = "PromptSnapshot | null | undefined")] previous: JsValue,
     #[wasm_bindgen(unchecked_param_type = "SessionEvent")] event: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "SystemPromptNode | undefined")] system: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "SystemPromptNode | null | undefined")] system: JsValue,
 ) -> Result<JsValue, JsValue> {
     let previous = match throw(optional_json(&previous, "previous"))? {
         Some(previous) => Some(throw(snapshot_from_json(&previous))?),

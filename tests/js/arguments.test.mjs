@@ -187,3 +187,54 @@ test("inspectRequestPrompt: a previous that is not a PromptSnapshot is INVALID_A
   inspectRequestPrompt({ system: "A", tools: [] }, header, undefined);
   inspectRequestPrompt(null, header, undefined);
 });
+
+test("diffPrompts and inspectRequestPrompt: a prompt, snapshot or system node with a member of the wrong type is INVALID_ARGUMENT", () => {
+  const { diffPrompts, inspectRequestPrompt } = promptfold;
+  const wrongPrompts = [
+    [{ tools: "x" }, "tools"],
+    [{ tools: {} }, "tools"],
+    [{ tools: [{ name: "a" }, () => {}] }, "tools[1]"],
+    [{ tools: [Symbol("a")] }, "tools[0]"],
+    // A hole reads as `undefined`, which JSON writes as null.
+    [{ tools: new Array(2).fill({ name: "a" }, 1) }, "tools[0]"],
+    [{ system: 5 }, "system"],
+    [{ system: null }, "system"],
+    [{ system: new String("A") }, "system"],
+    [{ config: () => ({ model: "m" }) }, "config"],
+    [{ config: Symbol("m") }, "config"],
+    [{ config: 1n }, "config"],
+    [{ system: "A", sytem: "B" }, ""],
+  ];
+  for (const [prompt, member] of wrongPrompts) {
+    const path = member === "" ? "" : `.${member}`;
+    assertInvalid(() => diffPrompts(prompt, "A"), `previous${path}`, `diffPrompts(${String(Object.keys(prompt))})`);
+    assertInvalid(() => diffPrompts("A", prompt), `current${path}`, `diffPrompts(_, ${String(Object.keys(prompt))})`);
+    const snapshot = { system: "A", tools: [], ...prompt };
+    assertInvalid(() => inspectRequestPrompt(snapshot, header, undefined), `previous${path}`, `snapshot ${member}`);
+  }
+  for (const [what, value] of notObjects.filter(([, value]) => typeof value !== "string")) {
+    assertInvalid(() => diffPrompts(value, "A"), "previous", `diffPrompts(${what})`);
+  }
+  // Every declared member of its type: any JSON value as config (null too), any items as tools.
+  const diff = diffPrompts({ config: null, system: "A", tools: [null, "t", { name: "u" }] }, { config: { m: 1 }, tools: [] });
+  assert.deepEqual(diff.config, [{ name: "", old: null, new: { m: 1 } }]);
+  diffPrompts({}, Object.create(null));
+
+  const node = { seq: 2, time: 2, turn: 1, step: 1, text: "A", update: false };
+  const wrongNodes = [
+    [{ ...node, seq: "2" }, "system.seq"],
+    [{ ...node, time: null }, "system.time"],
+    [{ ...node, time: Symbol("t") }, "system.time"],
+    [{ ...node, text: 1 }, "system.text"],
+    [{ ...node, update: "no" }, "system.update"],
+    [{ seq: 2, text: "A" }, "system.time"],
+    [{ ...node, key: "system:2" }, "system"],
+    [[node], "system"],
+  ];
+  for (const [system, path] of wrongNodes) {
+    assertInvalid(() => inspectRequestPrompt(undefined, header, system), path, JSON.stringify(system));
+  }
+  const state = promptfold.inspectSystemPrompt(undefined, system);
+  assert.equal(inspectRequestPrompt(undefined, header, state.effective).change?.seq, 2);
+  state.free();
+});
