@@ -54,7 +54,7 @@ const PROMPTFOLD_SHAPES = {
     CacheOptions: { prices: "Prices?", cacheTtlMs: "number?" },
     Prices: { default: "TokenPrices?", models: "Record<TokenPrices>?" },
     TokenPrices: { input: "number", cacheRead: "number", cacheWrite: "number?", output: "number" },
-    InspectOptions: { windowStart: "unknown?" },
+    InspectOptions: { windowStart: "number?" },
     PromptSnapshot: { config: "json?", system: "string", tools: "unknown[]" },
     PromptInput: { config: "json?", system: "string?", tools: "unknown[]?" },
     SystemPromptNode: { seq: "number", time: "number", turn: "number", step: "number", text: "string", update: "boolean" },

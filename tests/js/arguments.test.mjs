@@ -238,3 +238,19 @@ test("diffPrompts and inspectRequestPrompt: a prompt, snapshot or system node wi
   assert.equal(inspectRequestPrompt(undefined, header, state.effective).change?.seq, 2);
   state.free();
 });
+
+test("inspectSystemPrompt: a windowStart that is not a number is INVALID_ARGUMENT, not absent", () => {
+  const { inspectSystemPrompt } = promptfold;
+  // A Symbol or a function vanished in the JSON step and meant "no window start".
+  for (const windowStart of [Symbol("start"), () => 1, "1", true, 1n, [1], { start: 1 }, null]) {
+    assertInvalid(() => inspectSystemPrompt(undefined, system, { windowStart }), "options", String(typeof windowStart));
+  }
+  // NaN and the infinities cross as JSON null: refused by Rust as before.
+  for (const windowStart of [Number.NaN, Number.POSITIVE_INFINITY]) {
+    assertInvalid(() => inspectSystemPrompt(undefined, system, { windowStart }), "options", String(windowStart));
+  }
+  const state = inspectSystemPrompt(undefined, system, { windowStart: 1 });
+  assert.equal(state.firstSeq, 1);
+  state.free();
+  inspectSystemPrompt(undefined, system, { windowStart: undefined }).free();
+});
