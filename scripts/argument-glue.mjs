@@ -35,7 +35,7 @@ const RULES = {
   PromptInput: (name) => `if (typeof ${name} !== "string") promptfoldShape("${name}", ${name}, "PromptInput");`,
   "PromptSnapshot | null | undefined": options("PromptSnapshot"),
   "SystemPromptNode | null | undefined": options("SystemPromptNode"),
-  "SystemPromptState | undefined": "Rust: state_from_js",
+  "SystemPromptState | null | undefined": (name) => `promptfoldState("${name}", ${name});`,
   SliceRange: (name) => `promptfoldShape("${name}", ${name}, "SliceRange");`,
   "LoadOptions | null": options("LoadOptions"),
   "CacheOptions | null": options("CacheOptions"),
@@ -73,6 +73,16 @@ function promptfoldRecord(name, value) {
     if (prototype !== null && (prototype === undefined || Object.getPrototypeOf(prototype) !== null)) {
         const found = prototype === undefined ? promptfoldFound(value) : \`an instance of \${prototype.constructor?.name ?? "a class"}\`;
         throw promptfoldInvalid(name, \`expected a plain object, found \${found}\`);
+    }
+}
+// A SystemPromptState of this module, live, or none; a freed one is FREED naming the argument.
+function promptfoldState(name, value) {
+    if (value === undefined || value === null) return;
+    if (!(value instanceof SystemPromptState)) {
+        throw promptfoldInvalid(name, \`expected a SystemPromptState of this module or undefined, found \${promptfoldFound(value)}\`);
+    }
+    if (value.__wbg_ptr === 0) {
+        throw promptfoldError("FREED", \`invalid argument \\\`\${name}\\\`: this SystemPromptState was freed (free() or the end of its \\\`using\\\` block); create a new one\`);
     }
 }
 function promptfoldShape(name, value, type) {
