@@ -26,12 +26,14 @@ const options = (shape) => (name) => `if (${name} != null) promptfoldShape("${na
 /** Per parameter type: the check's line (given the parameter's name), or why it has none. */
 const RULES = {
   number: "scripts/number-args-glue.mjs",
-  "string | Uint8Array": "Rust: bytes_from_js and the string readers throw INVALID_ARGUMENT",
+  "string | Uint8Array": (name) =>
+    `if (typeof ${name} !== "string" && !(${name} instanceof Uint8Array)) throw promptfoldInvalid("${name}", \`expected a string or a Uint8Array, found \${promptfoldFound(${name})}\`);`,
   "SessionLogRow[]": "Rust: the batch codes (NOT_AN_ARRAY, NOT_AN_OBJECT, ...)",
   SessionEvent: "Rust: the batch codes of a batch of one",
   SessionSource: "src/wasm/js/open.js: the promise rejects with INVALID_ARGUMENT",
   "OpenSessionOptions | null": "src/wasm/js/open.js: the promise rejects with INVALID_ARGUMENT",
-  string: "Rust: a key that is not a string is an unknown key",
+  string: (name) =>
+    `if (typeof ${name} !== "string") throw promptfoldInvalid("${name}", \`expected a string, found \${promptfoldFound(${name})}\`);`,
   PromptInput: (name) => `if (typeof ${name} !== "string") promptfoldShape("${name}", ${name}, "PromptInput");`,
   "PromptSnapshot | null | undefined": options("PromptSnapshot"),
   "SystemPromptNode | null | undefined": options("SystemPromptNode"),
