@@ -254,3 +254,32 @@ test("inspectSystemPrompt: a windowStart that is not a number is INVALID_ARGUMEN
   state.free();
   inspectSystemPrompt(undefined, system, { windowStart: undefined }).free();
 });
+
+test("the shapes the glue checks are the .d.ts's types, member for member", async () => {
+  const { readFileSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { packageDir } = await import("./promptfold.mjs");
+  const glue = readFileSync(join(packageDir, "promptfold.js"), "utf8");
+  const table = /^const PROMPTFOLD_SHAPES = (\{\n[\s\S]*?\n\});$/m.exec(glue);
+  assert.ok(table, "the glue holds PROMPTFOLD_SHAPES");
+  const shapes = new Function(`return ${table[1]};`)();
+  const dts = readFileSync(join(packageDir, "..", "bundler", "promptfold.d.ts"), "utf8");
+  // The .d.ts's member types as the glue writes them.
+  const asShape = { Seq: "number", Time: "number", unknown: "json", "Record<string, TokenPrices>": "Record<TokenPrices>" };
+  const members = (body) =>
+    Object.fromEntries(
+      [...body.matchAll(/^\s*(\w+)(\??): ([^;]+);$/gm)].map(([, name, optional, type]) => [name, `${asShape[type] ?? type}${optional}`]),
+    );
+  for (const [name, shape] of Object.entries(shapes)) {
+    let declared;
+    if (name === "PromptInput") {
+      const alias = /^export type PromptInput = string \| \{ (.*) \};$/m.exec(dts);
+      declared = members(alias[1].replaceAll("; ", ";\n").replace(/([^;])$/, "$1;"));
+    } else {
+      const body = new RegExp(`^export interface ${name} \\{\\n([\\s\\S]*?)\\n\\}$`, "m").exec(dts);
+      assert.ok(body, `the .d.ts declares ${name}`);
+      declared = members(body[1]);
+    }
+    assert.deepEqual(shape, declared, name);
+  }
+});
