@@ -61,6 +61,10 @@ node scripts/freed-glue.mjs "$out/web/promptfold.js" "$out/bundler/promptfold_bg
 # A seq that is not a number (a string, null, NaN...) throws INVALID_ARGUMENT instead of being
 # converted as Number() converts it (scripts/number-args-glue.mjs).
 node scripts/number-args-glue.mjs "$out/web/promptfold.js" "$out/bundler/promptfold_bg.js" "$out/node/promptfold.js"
+# An options object, a range or a plain-data argument of the wrong shape (an array, a member of
+# the wrong type, a member its type does not declare) throws INVALID_ARGUMENT naming it
+# (scripts/argument-glue.mjs).
+node scripts/argument-glue.mjs "$out/web/promptfold.js" "$out/bundler/promptfold_bg.js" "$out/node/promptfold.js"
 
 # The Node build is CommonJS, but wasm-bindgen copies the JS modules (src/wasm/js/*.js, under
 # snippets/<crate>/src/wasm/js/) as the ES modules they are written as: turn each

@@ -316,7 +316,9 @@ impl JsConversation {
     pub fn load(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "SessionLogRow[]")] events: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "LoadOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "LoadOptions | null")] options: Option<
+            JsValue,
+        >,
     ) -> Result<JsValue, JsValue> {
         let options = throw(load_options(options))?;
         self.apply(Batch::objects(&events), Call::Load, options.has_more)
@@ -337,7 +339,9 @@ impl JsConversation {
     pub fn prepend(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "SessionLogRow[]")] events: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "LoadOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "LoadOptions | null")] options: Option<
+            JsValue,
+        >,
     ) -> Result<JsValue, JsValue> {
         let options = throw(load_options(options))?;
         self.apply(Batch::objects(&events), Call::Prepend, options.has_more)
@@ -350,7 +354,9 @@ impl JsConversation {
     pub fn load_json(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "LoadOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "LoadOptions | null")] options: Option<
+            JsValue,
+        >,
     ) -> Result<JsValue, JsValue> {
         let options = throw(load_options(options))?;
         self.apply(Batch::json(&text), Call::Load, options.has_more)
@@ -372,7 +378,9 @@ impl JsConversation {
     pub fn prepend_json(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] text: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "LoadOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "LoadOptions | null")] options: Option<
+            JsValue,
+        >,
     ) -> Result<JsValue, JsValue> {
         let options = throw(load_options(options))?;
         self.apply(Batch::json(&text), Call::Prepend, options.has_more)

@@ -22,7 +22,7 @@ use crate::wasm::plain::snapshot_from_json;
 #[wasm_bindgen(typescript_custom_section)]
 const DIFF_TYPES: &'static str = r#"
 /** A prompt to compare: a system text alone, or `{ config?, system?, tools? }`. */
-export type PromptInput = string | { config?: unknown; system?: string; tools?: unknown };
+export type PromptInput = string | { config?: unknown; system?: string; tools?: unknown[] };
 "#;
 
 #[wasm_bindgen(inline_js = r#"
@@ -216,7 +216,7 @@ impl JsConversation {
     /// update card: the effective prompt just before it, system text only; a request card with
     /// a change: the change's `previous`); `undefined` for other cards and unknown keys. Made
     /// on demand and kept while the window compares the same prompts. A key that is not a
-    /// string is an unknown key.
+    /// string throws `INVALID_ARGUMENT` (checked in the glue, scripts/argument-glue.mjs).
     #[wasm_bindgen(js_name = cardDiff, unchecked_return_type = "PromptDiff | undefined")]
     pub fn card_diff(
         &self,

@@ -97,7 +97,9 @@ export interface OpenedSession {
 #[wasm_bindgen(js_name = openSession, unchecked_return_type = "Promise<OpenedSession>")]
 pub fn open_session(
     #[wasm_bindgen(unchecked_param_type = "SessionSource")] source: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "OpenSessionOptions")] options: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "OpenSessionOptions | null")] options: Option<
+        JsValue,
+    >,
 ) -> js_sys::Promise {
     open_into(
         JsValue::from(JsConversation::new()),

@@ -29,6 +29,8 @@ fn safe_integer(value: &JsonValue) -> Option<i64> {
 }
 
 /// Reads a `{ config?, system?, tools? }` prompt snapshot (`tools` not an array means `[]`).
+/// From JS, the glue refuses a snapshot of another shape before it gets here
+/// (scripts/argument-glue.mjs).
 pub(crate) fn snapshot_from_json(value: &JsonValue) -> Result<PromptSnapshot, Error> {
     let map = object(value, "previous")?;
     let system = match map.get("system") {

@@ -112,9 +112,12 @@ impl JsSystemPromptState {
 /// `inspectSystemPrompt`: same arguments in the same order.
 #[wasm_bindgen(js_name = inspectSystemPrompt, unchecked_return_type = "SystemPromptState | undefined")]
 pub fn inspect_system_prompt_js(
-    #[wasm_bindgen(unchecked_param_type = "SystemPromptState | undefined")] previous: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "SystemPromptState | null | undefined")]
+    previous: JsValue,
     #[wasm_bindgen(unchecked_param_type = "SessionEvent")] event: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "InspectOptions")] options: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "InspectOptions | null")] options: Option<
+        JsValue,
+    >,
 ) -> Result<JsValue, JsValue> {
     let previous = state_from_js(&previous)?;
     let event = throw(event_from_js(&event))?;
@@ -131,7 +134,9 @@ pub fn inspect_system_prompt_js(
 
 /// Reads a `SystemPromptState | undefined` argument without taking the caller's handle: its
 /// `clone()` gives a fresh handle, and that one is taken. What `clone()` throws is passed on as
-/// it is: for a freed handle, the glue's `FREED` error.
+/// it is: for a freed handle, the glue's `FREED` error. From the package, the glue has refused
+/// anything but a live state of this module before (scripts/argument-glue.mjs), naming the
+/// argument.
 fn state_from_js(value: &JsValue) -> Result<Option<SystemPromptState>, JsValue> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
@@ -158,9 +163,9 @@ fn state_from_js(value: &JsValue) -> Result<Option<SystemPromptState>, JsValue> 
 /// `ConversationPromptSnapshot` is `PromptSnapshot` here).
 #[wasm_bindgen(js_name = inspectRequestPrompt, unchecked_return_type = "RequestPromptInspection")]
 pub fn inspect_request_prompt_js(
-    #[wasm_bindgen(unchecked_param_type = "PromptSnapshot | undefined")] previous: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "PromptSnapshot | null | undefined")] previous: JsValue,
     #[wasm_bindgen(unchecked_param_type = "SessionEvent")] event: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "SystemPromptNode | undefined")] system: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "SystemPromptNode | null | undefined")] system: JsValue,
 ) -> Result<JsValue, JsValue> {
     let previous = match throw(optional_json(&previous, "previous"))? {
         Some(previous) => Some(throw(snapshot_from_json(&previous))?),

@@ -9,6 +9,31 @@ function abortError(signal) {
   return signal?.reason ?? new DOMException("the open was aborted", "AbortError");
 }
 
+/**
+ * `options` of `open`, checked here as far as they stay here (a plain object; `signal`,
+ * `onProgress` and `onWindow` of their types): the rest crosses to the worker, which checks it.
+ */
+function openOptions(options) {
+  if (options === undefined || options === null) return {};
+  const invalid = (message) => {
+    const error = new Error(`invalid argument \`options\`: ${message}`);
+    error.name = "PromptfoldError";
+    error.code = "INVALID_ARGUMENT";
+    return error;
+  };
+  const prototype = typeof options === "object" && !Array.isArray(options) ? Object.getPrototypeOf(options) : undefined;
+  // An object literal's prototype (of this realm or another: its own prototype is null), or none.
+  if (prototype !== null && (prototype === undefined || Object.getPrototypeOf(prototype) !== null)) {
+    throw invalid("expected a plain object or undefined");
+  }
+  const { signal, onProgress, onWindow } = options;
+  if (signal !== undefined && typeof signal?.addEventListener !== "function")
+    throw invalid("`signal` must be an AbortSignal");
+  if (onProgress !== undefined && typeof onProgress !== "function") throw invalid("`onProgress` must be a function");
+  if (onWindow !== undefined && typeof onWindow !== "function") throw invalid("`onWindow` must be a function");
+  return options;
+}
+
 /** The error a worker reported, as the Error it was there. */
 function rebuild(data) {
   if (data.name === "AbortError") return new DOMException(data.message, "AbortError");
@@ -99,8 +124,8 @@ export class WorkerConversation {
    * Opens a session file in the worker (openSession there, newest first by default). The session
    * open before stays until the new one is loaded, and stays if this one fails or is aborted.
    */
-  async open(source, options = {}) {
-    const { signal, onProgress, onWindow, ...rest } = options;
+  async open(source, options) {
+    const { signal, onProgress, onWindow, ...rest } = openOptions(options);
     if (signal?.aborted) throw abortError(signal);
     // A web stream moves to the worker; a Blob, bytes or a path are copied (a Blob by reference).
     const transfer = typeof source?.getReader === "function" ? [source] : [];

@@ -147,7 +147,7 @@ export interface WorkerConversationOpenOptions extends WorkerOpenOptions {
 export declare class WorkerConversation {
   constructor(worker: WorkerLike);
   /** Opens a session file in the worker; the session open before stays if this one fails. */
-  open(source: WorkerSource, options?: WorkerConversationOpenOptions): Promise<WorkerOpened>;
+  open(source: WorkerSource, options?: WorkerConversationOpenOptions | null): Promise<WorkerOpened>;
   /** Calls a Conversation method in the worker. */
   call<M extends ConversationCall>(method: M, ...args: Method<M>["args"]): Promise<CallResult<M>>;
   /** The open window's length, start, header and view counts. */

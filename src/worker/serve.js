@@ -51,6 +51,35 @@ function invalid(message) {
   return error;
 }
 
+/** The members of `WorkerOpenOptions`: any other is refused (docs/api.md, "Arguments"). */
+const OPEN_OPTIONS = ["newestFirst", "chunkBytes", "totalBytes", "windowCards", "windowEvery"];
+
+/** `options` of an `open` message, checked: a plain object of those members, or none. */
+function openOptions(options) {
+  if (options === undefined || options === null) return {};
+  const fail = (message) => {
+    const error = invalid(message);
+    error.message = `invalid argument \`options\`: ${message}`;
+    return error;
+  };
+  const prototype = typeof options === "object" && !Array.isArray(options) ? Object.getPrototypeOf(options) : undefined;
+  // An object literal's prototype (of this realm or another: its own prototype is null), or none.
+  if (prototype !== null && (prototype === undefined || Object.getPrototypeOf(prototype) !== null)) {
+    throw fail("expected a plain object or undefined");
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPEN_OPTIONS.includes(key)) throw fail(`unknown member \`${key}\` (it has ${OPEN_OPTIONS.join(", ")})`);
+  }
+  const { windowCards, windowEvery } = options;
+  if (windowCards !== undefined && !(Number.isInteger(windowCards) && windowCards >= 0)) {
+    throw fail("`windowCards` must be an integer >= 0");
+  }
+  if (windowEvery !== undefined && !(typeof windowEvery === "number" && windowEvery >= 0)) {
+    throw fail("`windowEvery` must be a number >= 0");
+  }
+  return options;
+}
+
 /** What a viewer needs to know about a window, without its views. */
 function windowInfo(conversation) {
   return {
@@ -121,7 +150,8 @@ export function serveConversation(promptfold, { port = globalThis, zstd, openPat
     return openPath(source);
   }
 
-  async function open(id, source, options = {}) {
+  async function open(id, source, given) {
+    const options = openOptions(given);
     const cards = options.windowCards ?? DEFAULT_WINDOW_CARDS;
     const every = options.windowEvery ?? DEFAULT_WINDOW_EVERY_MS;
     const controller = new AbortController();

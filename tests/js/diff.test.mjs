@@ -207,7 +207,7 @@ test("an append that changes a card's comparison gives a new diff", () => {
   conversation.free();
 });
 
-test("a key that is not a string is an unknown key, not a wasm trap", () => {
+test("a key that is not a string is INVALID_ARGUMENT, not a wasm trap", () => {
   const system = (seq, text) => ({
     seq, time: seq, type: "system/message", surfaceOp: "append",
     data: { turn: 1, step: seq, message: { role: "system", content: [{ type: "text", text }] } },
@@ -215,11 +215,14 @@ test("a key that is not a string is an unknown key, not a wasm trap", () => {
   const conversation = new Conversation();
   conversation.load([system(1, "# A\none"), system(2, "# A\ntwo")]);
   // JS callers without TypeScript: numbers, objects, undefined, a BigInt. The glue of a `&str`
-  // parameter ended in "RuntimeError: memory access out of bounds" or a TypeError.
+  // parameter ended in "RuntimeError: memory access out of bounds" or a TypeError; then they were
+  // unknown keys (`undefined`, so `cardDiff(card)` failed silently); the glue refuses them.
   for (const key of [2, 2n, undefined, null, {}, ["system:2"], { toString: () => "system:2" }]) {
-    assert.equal(conversation.cardDiff(key), undefined, `cardDiff(${typeof key})`);
-    assert.equal(conversation.changeDiff(key), undefined, `changeDiff(${typeof key})`);
+    for (const method of ["cardDiff", "changeDiff"]) {
+      assert.throws(() => conversation[method](key), { code: "INVALID_ARGUMENT", message: /^invalid argument `key`/ }, `${method}(${typeof key})`);
+    }
   }
+  assert.equal(conversation.cardDiff("2"), undefined, "a string that is not a key is an unknown key");
   checkText(conversation.cardDiff("system:2").system, "# A\none", "# A\ntwo", "after the bad keys");
   conversation.free();
 });

@@ -27,12 +27,19 @@ function use(object, name) {
   return descriptor.get ? object[name] : object[name]();
 }
 
-function assertFreed(call, className, what) {
+/** A conversation of `module` holding `events`. */
+function loadedConversation(module) {
+  const conversation = new module.Conversation();
+  conversation.load(events);
+  return conversation;
+}
+
+function assertFreed(call, className, what, prefix = "") {
   assert.throws(call, (error) => {
     assert.ok(error instanceof Error, `${what}: an Error`);
     assert.equal(error.name, "PromptfoldError", `${what}: ${error.message}`);
     assert.equal(error.code, "FREED", what);
-    assert.match(error.message, new RegExp(`^this ${className} was freed`), what);
+    assert.ok(error.message.startsWith(`${prefix}this ${className} was freed`), `${what}: ${error.message}`);
     assert.equal(error.index, undefined);
     assert.equal(error.seq, undefined);
     return true;
@@ -61,8 +68,25 @@ for (const [build, module] of [["node", promptfold], ["web", web]]) {
     const names = members(module.SystemPromptState);
     for (const name of ["clone", "toJSON", "nodes", "effective", "uncertain"]) assert.ok(names.includes(name), `SystemPromptState has ${name}`);
     for (const name of names) assertFreed(() => use(state, name), "SystemPromptState", `SystemPromptState.${name}`);
-    assertFreed(() => module.inspectSystemPrompt(state, system), "SystemPromptState", "inspectSystemPrompt(freed, ...)");
+    // Passed as `previous`, a freed state is FREED naming the argument, checked in the glue before
+    // the call (main threw what its clone() threw: FREED naming only the class).
+    assertFreed(
+      () => module.inspectSystemPrompt(state, system),
+      "SystemPromptState",
+      "inspectSystemPrompt(freed, ...)",
+      "invalid argument `previous`: ",
+    );
     assert.throws(() => module.inspectSystemPrompt({ clone: 1 }, system), { code: "INVALID_ARGUMENT" });
+    // Only a state of this module: an object whose clone() gives a live state is not one (main
+    // took the state its clone() gave), nor a state of the other build.
+    const live = loadedConversation(module).stateAt(2);
+    assert.throws(() => module.inspectSystemPrompt({ clone: () => live.clone() }, system), {
+      code: "INVALID_ARGUMENT",
+      message: /^invalid argument `previous`: expected a SystemPromptState/,
+    });
+    const other = loadedConversation(module === web ? promptfold : web).stateAt(2);
+    assert.throws(() => module.inspectSystemPrompt(other, system), { code: "INVALID_ARGUMENT" });
+    assert.equal(module.inspectSystemPrompt(live, system)?.effective?.seq, 2, "a live state of this module is taken");
   });
 
   test(`${build} build: a second free() and Symbol.dispose after free() do nothing`, () => {

@@ -157,3 +157,30 @@ test("unknown calls and messages are INVALID_ARGUMENT", async () => {
   await assert.rejects(worker.call("free"), { code: "INVALID_ARGUMENT" });
   await assert.rejects(worker.call("constructor"), { code: "INVALID_ARGUMENT" });
 });
+
+test("open options of the wrong shape are INVALID_ARGUMENT, and the session open before stays", async () => {
+  await worker.open(first, { newestFirst: false });
+  const before = await worker.info();
+  const wrong = [
+    [[], "an array"],
+    [5, "a number"],
+    [{ newestfirst: true }, "a typo"],
+    [{ windowCards: "5" }, "windowCards a string"],
+    [{ windowCards: 1.5 }, "windowCards a fraction"],
+    [{ windowEvery: -1 }, "windowEvery below 0"],
+    // Called in this thread when a progress message came: a TypeError there, never a rejection.
+    [{ onProgress: 5 }, "onProgress not a function"],
+    [{ onWindow: "x" }, "onWindow not a function"],
+    [{ signal: {} }, "signal not an AbortSignal"],
+  ];
+  for (const [options, what] of wrong) {
+    await assert.rejects(
+      worker.open(second, options),
+      (error) => error.code === "INVALID_ARGUMENT" && /^invalid argument `options`/.test(error.message),
+      what,
+    );
+  }
+  assert.deepEqual(await worker.info(), before);
+  const opened = await worker.open(second, null);
+  assert.equal(opened.info.length, local(second).info.length);
+});

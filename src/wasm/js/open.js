@@ -38,9 +38,21 @@ function abortError(signal) {
   return signal.reason ?? new DOMException("openSession was aborted", "AbortError");
 }
 
+/** The members of `OpenSessionOptions`: any other is refused (docs/api.md, "Arguments"). */
+const OPTION_NAMES = ["signal", "onProgress", "onWindow", "newestFirst", "chunkBytes", "totalBytes", "zstd"];
+
 function readOptions(options) {
   if (options === undefined || options === null) options = {};
-  if (typeof options !== "object") throw invalid("options", "expected an object or undefined");
+  const prototype = typeof options === "object" && !Array.isArray(options) ? Object.getPrototypeOf(options) : undefined;
+  // An object literal's prototype (of this realm or another: its own prototype is null), or none.
+  if (prototype !== null && (prototype === undefined || Object.getPrototypeOf(prototype) !== null)) {
+    throw invalid("options", "expected a plain object or undefined");
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPTION_NAMES.includes(key)) {
+      throw invalid("options", `unknown member \`${key}\` (OpenSessionOptions has ${OPTION_NAMES.join(", ")})`);
+    }
+  }
   const {
     signal,
     onProgress,
