@@ -98,6 +98,7 @@ pub use input::event::{
 pub use input::json::{JsonObject, JsonValue};
 pub use input::parse::framing::{TornTail, OLDEST_FORMAT_VERSION};
 pub use input::parse::parse_events;
+pub use input::text::JsonText;
 pub use views::cache::{
     CacheBreaks, CacheCause, CacheCost, CacheEntry, CacheLedger, CacheObserved, CacheOptions,
     CacheSummary, CacheTrade, ObservedCounts, ObservedSums, Prices, Route, SummaryCost,
@@ -118,4 +119,4 @@ pub use views::trajectory::{HeaderFact, Trajectory, TrajectoryRequest};
 pub use views::{ChatChange, ConversationChange, EventLine, Views};
 pub use window::conversation::Conversation;
 pub use window::ledger_stream::LedgerStream;
-pub use window::options::{JsonText, LoadOptions};
+pub use window::options::LoadOptions;
