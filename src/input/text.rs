@@ -3,7 +3,11 @@
 /// JSON text as the `_json` calls and [`crate::Conversation::feed`], [`crate::parse_events`] take it: a string or UTF-8
 /// bytes (whose last line may end inside a character). JS's calls take a string or a
 /// `Uint8Array` the same way. `&str`, `&String`, `&[u8]`, `&Vec<u8>` and byte arrays convert.
+///
+/// Non-exhaustive: callers build it through `From` and rarely match on it, and a later form of
+/// text (UTF-16, say) can then be added in a minor release.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum JsonText<'a> {
     /// Text known to be UTF-8.
     Str(&'a str),

@@ -13,6 +13,7 @@ use crate::views::EventLine;
 /// The chat cards `start..start + cards.len()` of `views().chat`, and how many there are.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct CardsSlice {
     /// How many cards the window has.
     pub total: usize,
@@ -26,6 +27,7 @@ pub struct CardsSlice {
 /// there are.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct RequestsSlice {
     /// How many requests the window has.
     pub total: usize,
@@ -38,6 +40,7 @@ pub struct RequestsSlice {
 /// The event lines `start..start + lines.len()` of `lines()`, and how many there are.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct LinesSlice {
     /// How many lines (loaded events) the window has.
     pub total: usize,
@@ -50,6 +53,7 @@ pub struct LinesSlice {
 /// How many rows each list of the window has.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct ViewCounts {
     /// Chat cards (`views().chat`).
     pub cards: usize,
@@ -62,6 +66,7 @@ pub struct ViewCounts {
 /// Where a loaded event sits in each list, for a viewer to jump to it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct SeqIndex {
     /// The index of the event's line in `lines()`.
     pub line: usize,
