@@ -94,7 +94,8 @@ pub struct SystemPromptStateData {
     pub introduced: Option<SystemPromptNode>,
 }
 
-/// An immutable state of the fold. Cloning it is O(1); states share structure.
+/// An immutable state of the fold. Cloning it is O(1); states share structure, through `Rc`,
+/// so a state is not `Send` (the crate docs, "Threads").
 #[derive(Clone, Debug)]
 pub struct SystemPromptState(Rc<Inner>);
 

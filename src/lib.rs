@@ -96,6 +96,23 @@
 //! # Ok::<(), promptfold::Error>(())
 //! ```
 //!
+//! ## Threads
+//!
+//! [`Conversation`], [`SystemPromptState`] and the results that carry prompt texts, config and
+//! tools values or diffs ([`SystemPromptNode`], [`PromptSnapshot`], [`ChatCard`], [`EventLine`],
+//! [`Views`], [`RequestContext`], the `Rc<PromptDiff>` of [`Conversation::card_diff`], ...) are
+//! neither `Send` nor `Sync`: they share those values through `Rc`, so that the states, cards,
+//! lines and requests that show one prompt hold one copy of it, and a persistent state shares
+//! all but its change with the state before it, without atomic counts on the fold's path. Keep
+//! a conversation and its results on the thread that made them; to work elsewhere, move the
+//! log's text there and load it there, or send plain values out (numbers, copied `String`s,
+//! `serde` output). docs/api.md ("Threads") has the reasons.
+//!
+//! ```compile_fail
+//! fn send<T: Send>() {}
+//! send::<promptfold::Conversation>(); // Not Send: it shares its texts through `Rc`.
+//! ```
+//!
 //! ## More
 //!
 //! The repository's `docs/` folder has the rest: `session-logs.md` (framing, `feed`),

@@ -36,6 +36,8 @@ pub(crate) use fed_load::{Piece, PieceLoad};
 /// prepended on demand. Every output equals a fresh load of the same events (D1), and the fold
 /// starts at the window's first seq (D2).
 ///
+/// Not `Send`: it and its results share prompt texts through `Rc` (the crate docs, "Threads").
+///
 /// ```
 /// use promptfold::{Conversation, LoadOptions};
 ///
