@@ -78,7 +78,10 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// An element of the batch holds a value JSON cannot represent (a function, a symbol).
+    /// A member of an event that is read holds a value JSON cannot write: a BigInt, a cycle,
+    /// or a getter that throws (a function or a symbol is left out, as `JSON.stringify` leaves
+    /// it). Only the JS calls that take objects return it (the `wasm` feature); Rust's calls
+    /// take text or parsed events.
     #[error("event {index}: unsupported value: {message}")]
     UnsupportedValue {
         /// Position in the batch.
@@ -106,7 +109,7 @@ pub enum Error {
     },
     /// A source opened as a session log (the npm package's `openSession`) held neither a session
     /// header nor an event: not a session log at all, e.g. one JSON object cut off on its only
-    /// line.
+    /// line. Only JS's `openSession` returns it; no Rust call does.
     #[error("not a session log: {bytes} bytes read, with no session header and no complete event (a session log is JSON lines, one event a line, after a `type: \"session\"` header)")]
     NotASessionLog {
         /// The bytes of text read.

@@ -26,6 +26,7 @@ use crate::input::json::stringify::serialize_js_number;
 /// A system prompt as committed by one event (or synthesized by the fold).
 #[derive(Clone, Debug, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct SystemPromptNode {
     /// Seq of the event that committed it (or of the event that made it effective).
     pub seq: Seq,
@@ -62,6 +63,7 @@ impl PartialEq for SystemPromptNode {
 /// A surviving system node and its place in surface order.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct PositionedSystem {
     /// The surface position (the seq of the node it sits in place of, or its own seq).
     pub position: Seq,
@@ -74,6 +76,7 @@ pub struct PositionedSystem {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct SystemPromptStateData {
     /// The first seq the fold knows (the window start, or the first relevant event).
     pub first_seq: Seq,
@@ -91,7 +94,8 @@ pub struct SystemPromptStateData {
     pub introduced: Option<SystemPromptNode>,
 }
 
-/// An immutable state of the fold. Cloning it is O(1); states share structure.
+/// An immutable state of the fold. Cloning it is O(1); states share structure, through `Rc`,
+/// so a state is not `Send` (the crate docs, "Threads").
 #[derive(Clone, Debug)]
 pub struct SystemPromptState(Rc<Inner>);
 

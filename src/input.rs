@@ -8,4 +8,5 @@ pub(crate) mod intern;
 pub(crate) mod json;
 pub(crate) mod parse;
 pub(crate) mod shared;
+pub(crate) mod text;
 pub(crate) mod tokens;

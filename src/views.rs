@@ -26,6 +26,7 @@ pub(crate) mod context;
 /// One event of the window with the fold state after it (FORMAT.md's EventLine).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct EventLine {
     /// The event's seq.
     pub seq: Seq,
@@ -41,6 +42,7 @@ pub struct EventLine {
 /// Everything a UI shows of a window: chat cards and the trajectory.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct Views {
     /// The collapsed system-prompt cards, in chat order.
     pub chat: Vec<ChatCard>,
@@ -51,6 +53,7 @@ pub struct Views {
 /// How a call changed the chat cards, so a UI can patch its list without diffing.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct ChatChange {
     /// Cards that are new, in chat order.
     pub added: Vec<ChatCard>,
@@ -65,6 +68,7 @@ pub struct ChatChange {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct ConversationChange {
     /// The chat card changes.
     pub chat: ChatChange,

@@ -220,10 +220,7 @@ fn spec_example_as_its_table() {
         ledger.requests.iter().map(|e| e.seq).collect::<Vec<_>>(),
         [1, 6, 9]
     );
-    let route = Route {
-        provider: Some("deepseek".into()),
-        model: Some("deepseek-chat".into()),
-    };
+    let route = route_of_parts(Some("deepseek".into()), Some("deepseek-chat".into()));
     assert!(ledger
         .requests
         .iter()
@@ -260,25 +257,24 @@ fn spec_example_as_its_table() {
 }
 
 fn prices(input: f64, cache_read: f64, output: f64) -> TokenPrices {
-    TokenPrices {
-        input,
-        cache_read,
-        cache_write: None,
-        output,
-    }
+    TokenPrices::new(input, cache_read, output)
+}
+
+/// A route of a provider and a model (the crate builds routes; tests compare with them).
+fn route_of_parts(provider: Option<String>, model: Option<String>) -> Route {
+    let mut route = Route::default();
+    route.provider = provider;
+    route.model = model;
+    route
 }
 
 #[test]
 fn spec_example_priced() {
-    let mut models = std::collections::BTreeMap::new();
-    models.insert("deepseek-chat".to_owned(), prices(2.0, 0.5, 8.0));
-    let options = CacheOptions {
-        prices: Some(Prices {
-            default: Some(prices(100.0, 100.0, 100.0)),
-            models: Some(models),
-        }),
-        cache_ttl_ms: None,
-    };
+    let options = CacheOptions::default().with_prices(Some(
+        Prices::default()
+            .with_default(Some(prices(100.0, 100.0, 100.0)))
+            .with_model("deepseek-chat", prices(2.0, 0.5, 8.0)),
+    ));
     let ledger = ledger_of(&spec_example(), &options);
     let cost = |i: usize| ledger.requests[i].cost.clone().unwrap();
     // Step 1: observed 60 input at 2, 0 read, 9 output at 8.
@@ -321,10 +317,7 @@ fn header_at(events: &[Value], at: i64) -> Option<&Value> {
 fn route_of(header: Option<&Value>) -> Option<Route> {
     let config = &header?["data"]["header"]["config"];
     let member = |name: &str| config[name].as_str().map(str::to_owned);
-    Some(Route {
-        provider: member("provider"),
-        model: member("model"),
-    })
+    Some(route_of_parts(member("provider"), member("model")))
 }
 
 /// `(name, JSON text)` of each tool of a header (none without a header or an array).
@@ -404,15 +397,13 @@ fn reference(conversation: &Conversation, events: &[Value], ttl: Option<f64>) ->
             }
         });
         let usage = usage.filter(Value::is_object).unwrap_or(Value::Null);
-        let mut entry = CacheEntry {
-            seq: request.start_seq,
-            read_seq: read,
-            route: route_of(header),
-            total_tokens: context.breakdown.total_tokens,
-            superseded_system_tokens: context.breakdown.superseded_system_tokens,
-            tools_tokens: context.breakdown.tools_tokens,
-            ..CacheEntry::default()
-        };
+        let mut entry = CacheEntry::default();
+        entry.seq = request.start_seq;
+        entry.read_seq = read;
+        entry.route = route_of(header);
+        entry.total_tokens = context.breakdown.total_tokens;
+        entry.superseded_system_tokens = context.breakdown.superseded_system_tokens;
+        entry.tools_tokens = context.breakdown.tools_tokens;
         entry.observed.input_tokens = usage_count(&usage, "inputTokens");
         entry.observed.output_tokens = usage_count(&usage, "outputTokens");
         entry.observed.cache_read_tokens = usage_count(&usage, "cacheReadTokens");
@@ -596,10 +587,7 @@ fn check_reference(
     events: &[Value],
     ttl: Option<f64>,
 ) -> Result<(), String> {
-    let options = CacheOptions {
-        prices: None,
-        cache_ttl_ms: ttl,
-    };
+    let options = CacheOptions::default().with_cache_ttl_ms(ttl);
     let ledger = conversation.cache_ledger(&options).unwrap();
     let expected = reference(conversation, events, ttl);
     if ledger.requests.len() != expected.len() {
@@ -704,7 +692,7 @@ proptest! {
         let events = parsed(&log);
         let fresh = loaded(&log);
         let pieces = common::by_pieces(&events, cut.min(events.len()), live, page);
-        let options = CacheOptions { prices: None, cache_ttl_ms: Some(1000.0) };
+        let options = CacheOptions::default().with_cache_ttl_ms(Some(1000.0));
         let expected = fresh.cache_ledger(&options).unwrap();
         prop_assert_eq!(&pieces.cache_ledger(&options).unwrap(), &expected);
         // Fed as JSON lines in pieces cut anywhere, the ledger is the fresh load's after each
@@ -785,10 +773,7 @@ fn a_route_appears_when_a_header_gains_a_config() {
     events.push(answer(8, 14, json!({})));
     let entry = second_request(events);
     assert_eq!(entry.kept_tokens, Some(0));
-    let chat = Route {
-        provider: Some("deepseek".into()),
-        model: Some("deepseek-chat".into()),
-    };
+    let chat = route_of_parts(Some("deepseek".into()), Some("deepseek-chat".into()));
     assert_eq!(
         entry.causes,
         [CacheCause::Route {
@@ -812,14 +797,8 @@ fn a_route_change_keeps_nothing() {
         (entry.kept_tokens, entry.new_tokens, entry.broken_tokens),
         (Some(0), Some(63), Some(49))
     );
-    let chat = Route {
-        provider: Some("deepseek".into()),
-        model: Some("deepseek-chat".into()),
-    };
-    let reasoner = Route {
-        provider: Some("deepseek".into()),
-        model: Some("deepseek-reasoner".into()),
-    };
+    let chat = route_of_parts(Some("deepseek".into()), Some("deepseek-chat".into()));
+    let reasoner = route_of_parts(Some("deepseek".into()), Some("deepseek-reasoner".into()));
     assert_eq!(
         entry.causes,
         [CacheCause::Route {
@@ -1015,10 +994,7 @@ fn idle_needs_a_ttl_a_shortfall_and_a_long_gap() {
         json!({ "inputTokens": 84, "outputTokens": 12, "cacheReadTokens": 10 }),
     );
     let at = |ttl: Option<f64>| {
-        let options = CacheOptions {
-            prices: None,
-            cache_ttl_ms: ttl,
-        };
+        let options = CacheOptions::default().with_cache_ttl_ms(ttl);
         ledger_of(&events, &options).requests[1].clone()
     };
     assert_eq!(
@@ -1031,10 +1007,7 @@ fn idle_needs_a_ttl_a_shortfall_and_a_long_gap() {
     // A negative shortfall (the provider read more) is never idle.
     let mut events = spec_example();
     events[7] = answer(8, 14, json!({ "inputTokens": 84, "cacheReadTokens": 64 }));
-    let options = CacheOptions {
-        prices: None,
-        cache_ttl_ms: Some(0.0),
-    };
+    let options = CacheOptions::default().with_cache_ttl_ms(Some(0.0));
     let entry = &ledger_of(&events, &options).requests[1];
     assert_eq!(entry.shortfall_tokens, Some(-15.0));
     assert!(entry.causes.is_empty());
@@ -1078,29 +1051,16 @@ fn unknown_usage_is_absent_never_zero() {
 #[test]
 fn bad_options_are_invalid_arguments_and_compute_nothing() {
     let conversation = loaded(&spec_example());
-    let priced = |p: TokenPrices| CacheOptions {
-        prices: Some(Prices {
-            default: Some(p),
-            models: None,
-        }),
-        cache_ttl_ms: None,
+    let priced = |p: TokenPrices| {
+        CacheOptions::default().with_prices(Some(Prices::default().with_default(Some(p))))
     };
     let bad = [
         priced(prices(-1.0, 0.0, 0.0)),
         priced(prices(1.0, f64::NAN, 0.0)),
         priced(prices(1.0, 0.0, f64::INFINITY)),
-        priced(TokenPrices {
-            cache_write: Some(-0.5),
-            ..prices(1.0, 1.0, 1.0)
-        }),
-        CacheOptions {
-            prices: None,
-            cache_ttl_ms: Some(-1.0),
-        },
-        CacheOptions {
-            prices: None,
-            cache_ttl_ms: Some(f64::NAN),
-        },
+        priced(prices(1.0, 1.0, 1.0).with_cache_write(Some(-0.5))),
+        CacheOptions::default().with_cache_ttl_ms(Some(-1.0)),
+        CacheOptions::default().with_cache_ttl_ms(Some(f64::NAN)),
     ];
     for options in bad {
         match conversation.cache_ledger(&options) {
@@ -1110,15 +1070,9 @@ fn bad_options_are_invalid_arguments_and_compute_nothing() {
             other => panic!("{options:?}: {other:?}"),
         }
     }
-    let mut models = std::collections::BTreeMap::new();
-    models.insert("m".to_owned(), prices(1.0, -2.0, 0.0));
-    let options = CacheOptions {
-        prices: Some(Prices {
-            default: None,
-            models: Some(models),
-        }),
-        cache_ttl_ms: None,
-    };
+    let options = CacheOptions::default().with_prices(Some(
+        Prices::default().with_model("m", prices(1.0, -2.0, 0.0)),
+    ));
     assert!(conversation.cache_ledger(&options).is_err());
     assert!(conversation
         .cache_ledger(&priced(prices(0.0, 0.0, 0.0)))
@@ -1133,18 +1087,13 @@ fn bad_options_are_invalid_arguments_and_compute_nothing() {
 
 /// The options of the parity ledgers (`tests/js/cache.test.mjs` passes the same).
 fn parity_options() -> CacheOptions {
-    let mut models = std::collections::BTreeMap::new();
-    models.insert("deepseek-chat".to_owned(), prices(0.27, 0.07, 1.1));
-    CacheOptions {
-        prices: Some(Prices {
-            default: Some(TokenPrices {
-                cache_write: Some(0.3),
-                ..prices(0.5, 0.1, 2.0)
-            }),
-            models: Some(models),
-        }),
-        cache_ttl_ms: Some(2500.0),
-    }
+    CacheOptions::default()
+        .with_prices(Some(
+            Prices::default()
+                .with_default(Some(prices(0.5, 0.1, 2.0).with_cache_write(Some(0.3))))
+                .with_model("deepseek-chat", prices(0.27, 0.07, 1.1)),
+        ))
+        .with_cache_ttl_ms(Some(2500.0))
 }
 
 /// The usage each answer gets, by its place among the answers (`cache.test.mjs` does the same).
@@ -1346,10 +1295,7 @@ fn the_stream_agrees_on_every_conformance_case() {
 
 #[test]
 fn the_stream_checks_its_options_and_keeps_a_failed_piece_out() {
-    let bad = CacheOptions {
-        prices: None,
-        cache_ttl_ms: Some(-1.0),
-    };
+    let bad = CacheOptions::default().with_cache_ttl_ms(Some(-1.0));
     let error = promptfold::LedgerStream::new(&bad).unwrap_err();
     assert_eq!(error.code(), "INVALID_ARGUMENT");
     let options = CacheOptions::default();

@@ -229,6 +229,25 @@ fn a_seqless_log_with_compactions_and_prunes_is_numbered_from_zero() {
 }
 
 #[test]
+fn parse_events_reads_bytes_as_it_reads_the_same_text() {
+    let mut rows = vec![header(4)];
+    rows.extend(base_log());
+    let text = rows_text(&rows, "\n");
+    let from_text = promptfold::parse_events(&text).unwrap();
+    assert_eq!(from_text.len(), base_log().len());
+    assert_eq!(
+        promptfold::parse_events(text.as_bytes()).unwrap(),
+        from_text
+    );
+    let mut broken = text.into_bytes();
+    broken.insert(1, 0xff);
+    assert!(matches!(
+        promptfold::parse_events(&broken),
+        Err(Error::MalformedJson { .. })
+    ));
+}
+
+#[test]
 fn crlf_and_a_byte_order_mark_are_read_as_plain_lines() {
     let log = base_log();
     let mut rows = vec![header(5)];

@@ -18,9 +18,7 @@
 use std::ops::Range;
 
 use promptfold::testkit;
-use promptfold::{
-    Conversation, ConversationChange, Error, ListSplice, LoadOptions, SessionEvent, ViewCounts,
-};
+use promptfold::{Conversation, ConversationChange, Error, ListSplice, LoadOptions, SessionEvent};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use serde::Serialize;
@@ -64,12 +62,8 @@ fn slices_agree(
 ) -> Result<(), TestCaseError> {
     let counts = conversation.view_counts();
     prop_assert_eq!(
-        counts,
-        ViewCounts {
-            cards: now.cards.len(),
-            requests: now.requests.len(),
-            lines: now.lines.len(),
-        },
+        (counts.cards, counts.requests, counts.lines),
+        (now.cards.len(), now.requests.len(), now.lines.len()),
         "{}: counts",
         what
     );
@@ -416,14 +410,10 @@ fn live_appends_splice_near_the_end() {
         let before = conversation.view_counts();
         let change = conversation.append(vec![event.clone()]).unwrap();
         let splices = change.splices;
+        let lines = splices.lines;
         assert_eq!(
-            splices.lines,
-            ListSplice {
-                start: before.lines,
-                removed: 0,
-                added: 1,
-                total: before.lines + 1
-            }
+            (lines.start, lines.removed, lines.added, lines.total),
+            (before.lines, 0, 1, before.lines + 1)
         );
         cards += splices.cards.removed + splices.cards.added;
         requests += splices.requests.removed + splices.requests.added;

@@ -59,10 +59,9 @@ fn ledger_options(args: &LedgerArgs) -> Result<CacheOptions, Failure> {
         None => None,
     };
     #[allow(clippy::cast_precision_loss)]
-    Ok(CacheOptions {
-        prices,
-        cache_ttl_ms: args.cache_ttl_ms.map(|ms| ms as f64),
-    })
+    Ok(CacheOptions::default()
+        .with_prices(prices)
+        .with_cache_ttl_ms(args.cache_ttl_ms.map(|ms| ms as f64)))
 }
 
 fn main() -> ExitCode {

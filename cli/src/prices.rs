@@ -80,10 +80,7 @@ pub fn read(path: &Path) -> Result<Prices, String> {
         .map_err(|error| format!("the prices file {shown} is not valid: {error}"))?;
     let prices: Prices = serde_json::from_str(&text)
         .map_err(|error| format!("the prices file {shown} is not valid: {error}"))?;
-    let options = CacheOptions {
-        prices: Some(prices),
-        ..CacheOptions::default()
-    };
+    let options = CacheOptions::default().with_prices(Some(prices));
     options
         .check()
         .map_err(|error| format!("the prices file {shown}: {error}"))?;

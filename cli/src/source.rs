@@ -89,7 +89,9 @@ impl<F: FnMut(CacheEntry)> Streamed<F> {
     /// Ends the log: the last entries are handed to `take`; returns the ledger's summary.
     pub fn finish(self) -> promptfold::CacheSummary {
         let Streamed { stream, mut take } = self;
-        let CacheLedger { requests, summary } = stream.finish();
+        let CacheLedger {
+            requests, summary, ..
+        } = stream.finish();
         requests.into_iter().for_each(&mut take);
         summary
     }

@@ -19,10 +19,9 @@ const TTL_MS: &str = "300000";
 fn library_ledger() -> Value {
     let prices: Prices =
         serde_json::from_slice(&std::fs::read(repo().join(PRICES)).unwrap()).unwrap();
-    let options = CacheOptions {
-        prices: Some(prices),
-        cache_ttl_ms: Some(300_000.0),
-    };
+    let options = CacheOptions::default()
+        .with_prices(Some(prices))
+        .with_cache_ttl_ms(Some(300_000.0));
     let mut conversation = Conversation::new();
     conversation
         .load_json(&example("cache-breaks.jsonl"), LoadOptions::default())

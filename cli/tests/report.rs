@@ -130,10 +130,7 @@ fn each_row_of_a_generated_folder_equals_the_library_ledger() {
     let files = generated(dir.path(), 12);
     let prices: Prices =
         serde_json::from_slice(&std::fs::read(repo().join(PRICES)).unwrap()).unwrap();
-    let options = CacheOptions {
-        prices: Some(prices),
-        cache_ttl_ms: None,
-    };
+    let options = CacheOptions::default().with_prices(Some(prices));
     let prices_path = repo().join(PRICES);
     let out = run_in(
         dir.path(),

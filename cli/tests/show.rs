@@ -37,10 +37,9 @@ fn check(file: &str, text: &[u8]) {
         (vec![], CacheOptions::default()),
         (
             vec!["--prices", PRICES, "--cache-ttl-ms", "1000"],
-            CacheOptions {
-                prices: Some(prices.clone()),
-                cache_ttl_ms: Some(1000.0),
-            },
+            CacheOptions::default()
+                .with_prices(Some(prices.clone()))
+                .with_cache_ttl_ms(Some(1000.0)),
         ),
     ] {
         let path = format!("examples/sessions/{file}");

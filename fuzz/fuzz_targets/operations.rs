@@ -939,32 +939,24 @@ fn cache_options(ttl: u8, price: u8) -> CacheOptions {
         3 => 0.0,
         pick => f64::from(pick) * 0.25,
     };
-    let prices = |pick: u8| TokenPrices {
-        input: number(pick),
-        cache_read: number(pick / 8 + 3),
-        cache_write: pick.is_multiple_of(3).then(|| number(pick / 3)),
-        output: number(pick / 2 + 4),
+    let prices = |pick: u8| {
+        TokenPrices::new(number(pick), number(pick / 8 + 3), number(pick / 2 + 4))
+            .with_cache_write(pick.is_multiple_of(3).then(|| number(pick / 3)))
     };
-    let mut models = BTreeMap::new();
-    models.insert("deepseek-chat".to_owned(), prices(price.rotate_left(3)));
-    CacheOptions {
-        prices: match price % 4 {
-            0 => None,
-            1 => Some(Prices {
-                default: Some(prices(price)),
-                models: None,
-            }),
-            2 => Some(Prices {
-                default: None,
-                models: Some(models),
-            }),
-            _ => Some(Prices {
-                default: Some(prices(price / 4)),
-                models: Some(models),
-            }),
-        },
-        cache_ttl_ms: (!ttl.is_multiple_of(4)).then(|| number(ttl / 4) * 1000.0),
-    }
+    let model = ("deepseek-chat", prices(price.rotate_left(3)));
+    let prices = match price % 4 {
+        0 => None,
+        1 => Some(Prices::default().with_default(Some(prices(price)))),
+        2 => Some(Prices::default().with_model(model.0, model.1)),
+        _ => Some(
+            Prices::default()
+                .with_default(Some(prices(price / 4)))
+                .with_model(model.0, model.1),
+        ),
+    };
+    CacheOptions::default()
+        .with_prices(prices)
+        .with_cache_ttl_ms((!ttl.is_multiple_of(4)).then(|| number(ttl / 4) * 1000.0))
 }
 
 /// The ledger: `INVALID_ARGUMENT` exactly for bad options, else one entry per trajectory request,
@@ -1031,10 +1023,7 @@ fn feed(
     let mut all_ok = true;
     let mut from = 0;
     // From a fresh start, the forward-only ledger is fed the same pieces beside it.
-    let options = CacheOptions {
-        prices: None,
-        cache_ttl_ms: Some(1000.0),
-    };
+    let options = CacheOptions::default().with_cache_ttl_ms(Some(1000.0));
     let mut stream = fresh_start.then(|| {
         (
             LedgerStream::new(&options).expect("valid options"),

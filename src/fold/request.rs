@@ -15,6 +15,7 @@ use crate::input::shared::{same, same_optional};
 /// The prompt a request sent: its config, system text and tools.
 #[derive(Clone, Debug, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct PromptSnapshot {
     /// The header's config, verbatim.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -113,6 +114,7 @@ impl Serialize for ChangeKind {
 /// A prompt change, anchored at the event that caused it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct PromptChange {
     /// Seq of the anchor: the system node for system changes and initial prompts, else the header.
     pub seq: Seq,
@@ -130,6 +132,7 @@ pub struct PromptChange {
 /// The result of inspecting one request header.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct RequestPromptInspection {
     /// The prompt the request sent.
     pub prompt: PromptSnapshot,

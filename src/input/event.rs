@@ -16,6 +16,7 @@ pub use crate::seq::{Seq, Time};
 /// [`SessionEvent::surface_op`], [`SessionEvent::turn`] and [`SessionEvent::step`]: they are
 /// kept packed (a window keeps one of these per event; see docs/performance-notes.md).
 #[derive(Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SessionEvent {
     /// The event's sequence number.
     pub seq: Seq,
@@ -259,6 +260,7 @@ pub enum MessageRole {
 /// What the interpreter keeps of a surface message: its role, estimated token cost and usage
 /// (the message text itself is never kept).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct SurfaceMessage {
     /// The event type.
     pub role: MessageRole,
@@ -301,6 +303,7 @@ pub enum HeaderReason {
 
 /// The parts of a `request/header` event that the interpreter reads.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RequestHeader {
     /// `data.header.config`, verbatim; `None` when absent.
     pub config: Option<Rc<JsonValue>>,

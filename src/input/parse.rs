@@ -8,6 +8,7 @@ use crate::input::event::SessionEvent;
 use crate::input::intern::JsonInterner;
 use crate::input::json::malformed;
 use crate::input::json::reader::{key_code, Failed, KeyCode, Reader, Step, SLOTS};
+use crate::input::text::JsonText;
 use framing::{Framing, Rows, TornTail};
 
 mod batch;
@@ -35,8 +36,18 @@ use raw::*;
 ///
 /// Returns the validated events in input order, or the first error (seq order is not checked
 /// here: the window checks it against what it holds).
-pub fn parse_events(text: &str) -> Result<Vec<SessionEvent>, Error> {
-    parse_events_with(text, &mut JsonInterner::default())
+///
+/// The text is a string or UTF-8 bytes (anything [`JsonText`] converts from: `&str`,
+/// `&String`, `&[u8]`, `&Vec<u8>`, a byte array); bytes that are not UTF-8 are the error
+/// [`crate::Conversation::load_json`] gives for them.
+pub fn parse_events<'a>(text: impl Into<JsonText<'a>>) -> Result<Vec<SessionEvent>, Error> {
+    let mut interner = JsonInterner::default();
+    match text.into() {
+        JsonText::Str(text) => parse_events_with(text, &mut interner),
+        JsonText::Bytes(bytes) => {
+            parse_text_rows(bytes, &mut interner, Framing::log_start()).map(|rows| rows.events)
+        }
+    }
 }
 
 /// [`parse_events`], sharing repeated config and tools values through `interner`.

@@ -33,6 +33,7 @@ use crate::views::context::ContextBreakdown;
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct CacheLedger {
     /// `requests[i]` belongs to `views().trajectory.requests[i]`.
     pub requests: Vec<CacheEntry>,
@@ -47,6 +48,7 @@ pub struct CacheLedger {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct CacheEntry {
     /// The request's seq (its `step/start`).
     pub seq: Seq,
@@ -104,6 +106,7 @@ pub struct CacheEntry {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct CacheObserved {
     /// `usage.inputTokens`: by the harness's convention, uncached input only.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -131,6 +134,7 @@ pub struct CacheObserved {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct CacheCost {
     /// Uncached input.
     pub input: f64,

@@ -134,6 +134,7 @@ impl Serialize for TitleKey {
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct ChatCard {
     /// `source:seq`, stable for the card's lifetime.
     #[cfg_attr(feature = "wasm", tsify(type = "string"))]

@@ -13,6 +13,7 @@ use crate::input::json::JsonValue;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct ContextNode {
     /// The seq of the event that made the node.
     pub seq: Seq,
@@ -36,6 +37,7 @@ pub struct ContextNode {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct ContextBreakdown {
     /// The system prompt in force: the last system node in surface order whose cost is above 0.
     pub system_tokens: u32,
@@ -54,6 +56,7 @@ pub struct ContextBreakdown {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct Context {
     /// The surviving nodes, in surface order.
     pub nodes: Vec<ContextNode>,
@@ -70,6 +73,7 @@ pub struct Context {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct ContextSummary {
     /// The token breakdown (its members are the summary's own in JS and JSON).
     #[serde(flatten)]
@@ -86,6 +90,7 @@ pub struct ContextSummary {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct RequestContext {
     /// The seq the context is read at (`contextAt(seq)` gives its nodes).
     pub seq: Seq,
@@ -116,6 +121,7 @@ pub struct RequestContext {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct ContextTotals {
     /// Trajectory requests.
     pub requests: u32,

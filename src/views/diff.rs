@@ -22,6 +22,7 @@ pub use tools::{ConfigDiff, ToolDiff, ToolStatus, ToolsDiff};
     derive(tsify::Tsify),
     serde(rename_all = "camelCase")
 )]
+#[non_exhaustive]
 pub struct SystemDiff {
     /// The line diff (its members are the system diff's own in JS).
     #[cfg_attr(feature = "wasm", serde(flatten))]
@@ -37,6 +38,7 @@ pub struct SystemDiff {
     derive(tsify::Tsify),
     serde(rename_all = "camelCase")
 )]
+#[non_exhaustive]
 pub struct PromptDiff {
     /// The system text.
     pub system: SystemDiff,

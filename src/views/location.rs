@@ -6,6 +6,7 @@ use crate::input::event::{EventKind, SessionEvent, TurnField};
 
 /// Where an event sits: at session level, in a turn, or in a step of a turn.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
 pub struct Location {
     /// The turn, `None` at session level.
     pub turn: Option<u64>,

@@ -14,6 +14,7 @@ use crate::views::EventLine;
 /// there are in all.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct CardsSlice {
     /// How many cards the window has.
     pub total: usize,
@@ -27,6 +28,7 @@ pub struct CardsSlice {
 /// holds, and how many there are in all.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct RequestsSlice {
     /// How many requests the window has.
     pub total: usize,
@@ -40,6 +42,7 @@ pub struct RequestsSlice {
 /// there are in all.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct LinesSlice {
     /// How many lines (loaded events) the window has.
     pub total: usize,
@@ -52,6 +55,7 @@ pub struct LinesSlice {
 /// How many rows each list of the window has.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct ViewCounts {
     /// Chat cards (`views().chat`).
     pub cards: usize,
@@ -64,6 +68,7 @@ pub struct ViewCounts {
 /// Where a loaded event sits in each list, for a viewer to jump to it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct SeqIndex {
     /// The index of the event's line in `lines()`.
     pub line: usize,

@@ -8,6 +8,7 @@ use serde::Serialize;
 /// added ones are the rows that followed the removed ones.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct ListSplice {
     /// The index of the first row that changed.
     pub start: usize,
@@ -59,6 +60,7 @@ impl ListSplice {
 /// How a call changed each list of the window, each as a `ListSplice`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct ViewSplices {
     /// The chat cards, in chat order.
     pub cards: ListSplice,

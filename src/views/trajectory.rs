@@ -21,6 +21,7 @@ use crate::views::observe::Observed;
 /// an in-history prompt change.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct HeaderFact {
     /// `source:seq`.
     #[cfg_attr(feature = "wasm", tsify(type = "string"))]
@@ -50,6 +51,7 @@ pub struct HeaderFact {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct TrajectoryRequest {
     /// Seq of the `step/start`.
     pub start_seq: Seq,
@@ -80,6 +82,7 @@ pub struct TrajectoryRequest {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct Trajectory {
     /// Header facts in seq order.
     pub headers: Vec<HeaderFact>,

@@ -12,6 +12,7 @@ use crate::input::json::JsonValue;
 use crate::input::parse::fed::{complete_lines, copy_bytes, keep_bytes};
 use crate::input::parse::framing::{Framing, Numbering, Rows};
 use crate::input::parse::{parse_fed_lines, parse_rows, parse_text_rows};
+use crate::input::text::JsonText;
 use crate::room::{headroom, try_room};
 use crate::views::cache::{CacheLedger, CacheOptions, CacheSummary, LedgerRows, LedgerSink};
 use crate::views::chat::{sort_cards, ChatCard};
@@ -21,7 +22,7 @@ use crate::views::splice::{ListSplice, ViewSplices};
 use crate::views::{ChatChange, ConversationChange, EventLine, Views};
 use crate::window::analysis::compare::compare;
 use crate::window::analysis::{Analysis, Delta};
-use crate::window::options::{JsonText, LoadOptions};
+use crate::window::options::LoadOptions;
 
 mod diffs;
 // Only the wasm API reads text in pieces (a native caller holds the whole text anyway).
@@ -34,6 +35,8 @@ pub(crate) use fed_load::{Piece, PieceLoad};
 /// A window of a session log: the newest page first, live events at the tail, older pages
 /// prepended on demand. Every output equals a fresh load of the same events (D1), and the fold
 /// starts at the window's first seq (D2).
+///
+/// Not `Send`: it and its results share prompt texts through `Rc` (the crate docs, "Threads").
 ///
 /// ```
 /// use promptfold::{Conversation, LoadOptions};

@@ -11,10 +11,10 @@ use crate::input::json::JsonValue;
 use crate::input::parse::fed::{complete_lines, copy_bytes, keep_bytes};
 use crate::input::parse::framing::{Framing, Numbering};
 use crate::input::parse::parse_fed_lines;
+use crate::input::text::JsonText;
 use crate::views::cache::forward::Forward;
 use crate::views::cache::{CacheEntry, CacheLedger, CacheOptions};
 use crate::window::conversation::check_ascending;
-use crate::window::options::JsonText;
 
 /// The cache ledger of a session log read forward only, in pieces, from its first line: what
 /// [`Conversation::cache_ledger`] gives for the same text fed to [`Conversation::feed`], without
@@ -130,8 +130,9 @@ impl LedgerStream {
     }
 
     /// Takes the entries made so far and not taken yet, in request order: every request whose
-    /// read point has passed (its answer, or the next step start, has been read).
-    pub fn take_entries(&mut self) -> std::vec::Drain<'_, CacheEntry> {
+    /// read point has passed (its answer, or the next step start, has been read). The entries
+    /// are taken when the call is made: those the iterator is dropped before giving are gone.
+    pub fn take_entries(&mut self) -> impl Iterator<Item = CacheEntry> + '_ {
         self.ledger.ready().drain(..)
     }
 

@@ -12,6 +12,9 @@ use crate::input::json::stringify::serialize_js_number;
 use super::reader::{Failed, Reader};
 
 /// A JSON value: what a request header's `config` and `tools` hold.
+///
+/// Exhaustive on purpose: these are JSON's six kinds of value (RFC 8259), which will not grow,
+/// and a caller walking a value matches every kind without a fallback arm.
 #[derive(Clone, Debug, PartialEq)]
 pub enum JsonValue {
     /// `null`.

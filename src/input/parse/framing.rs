@@ -32,6 +32,7 @@ pub enum Numbering {
 /// mid-line. The rows before it load; it is left out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct TornTail {
     /// Its 1-based line number in the text.
     pub line: usize,

@@ -13,6 +13,7 @@ use crate::views::diff::{diff_system, SectionStatus};
 /// absent when not a string.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct Route {
     /// `config.provider`.
     #[serde(skip_serializing_if = "Option::is_none")]

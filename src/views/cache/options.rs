@@ -12,6 +12,7 @@ use crate::input::json::stringify::js_number_text;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct CacheOptions {
     /// Prices; without them the ledger has tokens only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -25,9 +26,11 @@ pub struct CacheOptions {
     pub cache_ttl_ms: Option<f64>,
 }
 
-/// Prices per model (by the route's `config.model`), with a default for the others.
+/// Prices per model (by the route's `config.model`), with a default for the others. Built
+/// from `Prices::default()` with [`Prices::with_default`] and [`Prices::with_model`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct Prices {
     /// The prices of a model without an entry in `models`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -42,10 +45,12 @@ pub struct Prices {
     pub models: Option<BTreeMap<String, TokenPrices>>,
 }
 
-/// Prices of one model, per million tokens.
+/// Prices of one model, per million tokens. Built by [`TokenPrices::new`] (and
+/// [`TokenPrices::with_cache_write`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct TokenPrices {
     /// Uncached input.
     pub input: f64,
@@ -61,13 +66,73 @@ pub struct TokenPrices {
 }
 
 impl TokenPrices {
+    /// The prices of uncached input, cache reads and output, with cache writes at the input
+    /// price (no `cache_write`).
+    pub const fn new(input: f64, cache_read: f64, output: f64) -> TokenPrices {
+        TokenPrices {
+            input,
+            cache_read,
+            cache_write: None,
+            output,
+        }
+    }
+
+    /// These prices with `cache_write` set (`None`: cache writes cost the input price).
+    pub const fn with_cache_write(self, cache_write: Option<f64>) -> TokenPrices {
+        TokenPrices {
+            cache_write,
+            ..self
+        }
+    }
+
     /// The price of cache writes: `cache_write`, else the input price.
     pub fn cache_write_price(&self) -> f64 {
         self.cache_write.unwrap_or(self.input)
     }
 }
 
+impl Prices {
+    /// These prices with `default` set: the prices of a model without an entry.
+    pub fn with_default(self, default: Option<TokenPrices>) -> Prices {
+        Prices { default, ..self }
+    }
+
+    /// These prices with the prices of `model` added (replacing an earlier entry of it).
+    pub fn with_model(mut self, model: impl Into<String>, prices: TokenPrices) -> Prices {
+        self.models
+            .get_or_insert_with(BTreeMap::new)
+            .insert(model.into(), prices);
+        self
+    }
+}
+
+/// Rust builds the options from `CacheOptions::default()` with the `with_` methods: the struct
+/// is non-exhaustive, so a member added later breaks no caller.
+///
+/// ```
+/// use promptfold::{CacheOptions, Prices, TokenPrices};
+///
+/// let sonnet = TokenPrices::new(3.0, 0.3, 15.0).with_cache_write(Some(3.75));
+/// let options = CacheOptions::default()
+///     .with_prices(Some(Prices::default().with_default(Some(sonnet))))
+///     .with_cache_ttl_ms(Some(300_000.0));
+/// assert_eq!(options.prices.and_then(|p| p.default), Some(sonnet));
+/// assert_eq!(options.cache_ttl_ms, Some(300_000.0));
+/// ```
 impl CacheOptions {
+    /// These options with `prices` set (`None`: the ledger has tokens only).
+    pub fn with_prices(self, prices: Option<Prices>) -> CacheOptions {
+        CacheOptions { prices, ..self }
+    }
+
+    /// These options with `cache_ttl_ms` set.
+    pub fn with_cache_ttl_ms(self, cache_ttl_ms: Option<f64>) -> CacheOptions {
+        CacheOptions {
+            cache_ttl_ms,
+            ..self
+        }
+    }
+
     /// Checks every number: prices finite and `>= 0`, the TTL finite and `>= 0`. Else an
     /// [`Error::InvalidArgument`] naming the member.
     pub fn check(&self) -> Result<(), Error> {

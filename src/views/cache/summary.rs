@@ -12,6 +12,7 @@ const PER: f64 = 1_000_000.0;
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct CacheSummary {
     /// Requests in the window.
     pub requests: u32,
@@ -53,6 +54,7 @@ pub struct CacheSummary {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct ObservedSums {
     /// `inputTokens` (uncached input).
     pub input_tokens: f64,
@@ -72,6 +74,7 @@ pub struct ObservedSums {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct ObservedCounts {
     /// Requests with `inputTokens`.
     pub input_tokens: u32,
@@ -89,6 +92,7 @@ pub struct ObservedCounts {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct CacheBreaks {
     /// The cause kind (`route`, `tools`, `system-rewrite`, `compaction`, `prune`,
     /// `replacement`, `series`, `idle`).
@@ -108,6 +112,7 @@ pub struct CacheBreaks {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct CacheTrade {
     /// `savedTokens` summed.
     pub saved_tokens: f64,
@@ -130,6 +135,7 @@ pub struct CacheTrade {
 /// The summed cost of the priced requests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[non_exhaustive]
 pub struct SummaryCost {
     /// The sum of their totals.
     pub total: f64,

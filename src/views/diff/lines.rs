@@ -22,6 +22,7 @@ pub const CONTEXT: usize = 3;
     derive(tsify::Tsify),
     serde(rename_all = "camelCase")
 )]
+#[non_exhaustive]
 pub struct DiffHunk {
     /// First line of the hunk in the old text, 1-based; for a hunk with no old lines, the line
     /// after which it inserts (0 at the start).
@@ -43,6 +44,7 @@ pub struct DiffHunk {
     derive(tsify::Tsify),
     serde(rename_all = "camelCase")
 )]
+#[non_exhaustive]
 pub struct TextDiff {
     /// The hunks, in text order; none when the texts are equal.
     pub hunks: Vec<DiffHunk>,

@@ -70,6 +70,7 @@ impl SectionStatus {
     derive(tsify::Tsify),
     serde(rename_all = "camelCase")
 )]
+#[non_exhaustive]
 pub struct PromptSection {
     /// The section's title.
     pub title: String,

@@ -53,6 +53,7 @@ impl ToolStatus {
     derive(tsify::Tsify),
     serde(rename_all = "camelCase")
 )]
+#[non_exhaustive]
 pub struct ToolDiff {
     /// The tool's name: its `name` string, else its `function.name` string, else the tool itself
     /// when it is a string, else `#i` for the tool at index `i` of its list.
@@ -72,6 +73,7 @@ pub struct ToolDiff {
     derive(tsify::Tsify),
     serde(rename_all = "camelCase")
 )]
+#[non_exhaustive]
 pub struct ToolsDiff {
     /// Changed and added tools in the new order, then removed tools in the old order.
     pub changes: Vec<ToolDiff>,
@@ -88,6 +90,7 @@ pub struct ToolsDiff {
     derive(tsify::Tsify),
     serde(rename_all = "camelCase")
 )]
+#[non_exhaustive]
 pub struct ConfigDiff {
     /// The member's name; `""` when a config is not an object and is compared whole.
     pub name: String,

@@ -96,7 +96,8 @@ impl Conversation {
     /// update card against the effective prompt in force just before it (system texts only), a
     /// request card with a change against the change's `previous`. `None` for other cards and
     /// unknown keys. Made on the first call and kept while the window compares the same
-    /// prompts; a load, append or prepend that changes them gives a new diff.
+    /// prompts; a load, append or prepend that changes them gives a new diff. The `Rc` is the
+    /// conversation's own copy, shared without a copy (so it is not `Send`).
     pub fn card_diff(&self, key: CardKey) -> Option<Rc<PromptDiff>> {
         let card = self.analysis.card_by_key(key)?;
         let compared = match key.source {
