@@ -16,6 +16,7 @@ pub(crate) mod framing;
 mod keys;
 mod names;
 mod raw;
+pub(crate) mod row_lines;
 mod validate;
 // Packed batches and streamed text come from the JS side only (feature `wasm`); the unit tests
 // read them natively.
@@ -33,10 +34,11 @@ use raw::*;
 /// is the session header is left out, SDK notifications stand for the events they carry, and a
 /// log whose first event has no seq is numbered from 0.
 ///
-/// Returns the validated events in input order, or the first error (seq order is not checked
-/// here: the window checks it against what it holds).
+/// Returns the validated events in input order, or the first error, with the line of the row it
+/// names (seq order is not checked here: the window checks it against what it holds).
 pub fn parse_events(text: &str) -> Result<Vec<SessionEvent>, Error> {
     parse_events_with(text, &mut JsonInterner::default())
+        .map_err(|error| row_lines::locate(error, text.as_bytes(), row_lines::Layout::Detect))
 }
 
 /// [`parse_events`], sharing repeated config and tools values through `interner`.
