@@ -4,8 +4,11 @@ use crate::seq::Seq;
 
 /// What went wrong with a batch of events. A failed call leaves the window exactly as it was.
 ///
-/// `index` is the position of the offending event in the batch passed to the call (0-based);
-/// `seq` is its seq when it has a usable one.
+/// `index` is the position of the offending row in the batch passed to the call (0-based, the
+/// session header and skipped rows included); `line` is the 1-based line of the text where that
+/// row starts, when the batch was given as text (`None` for events given as values); `seq` is
+/// its seq when it has a usable one. For [`Conversation::feed`](crate::Conversation::feed)
+/// both count from the start of the text the window was read from (every piece fed so far).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -26,42 +29,57 @@ pub enum Error {
         found: String,
     },
     /// An element of the batch is not an object.
-    #[error("event {index}: expected an event object, found {found}")]
+    #[error("{}event {index}: expected an event object, found {found}", AtLine(*.line))]
     NotAnObject {
         /// Position in the batch.
         index: usize,
+        /// The 1-based line of the text the caller gave where the row starts; `None` for
+        /// events given as values.
+        line: Option<usize>,
         /// What was found instead.
         found: String,
     },
     /// An event has no `seq`.
-    #[error("event {index}: missing seq")]
+    #[error("{}event {index}: missing seq", AtLine(*.line))]
     MissingSeq {
         /// Position in the batch.
         index: usize,
+        /// The 1-based line of the text the caller gave where the row starts; `None` for
+        /// events given as values.
+        line: Option<usize>,
     },
     /// An event's `seq` is not a safe integer.
-    #[error("event {index}: seq must be an integer between -(2^53-1) and 2^53-1, found {found}")]
+    #[error("{}event {index}: seq must be an integer between -(2^53-1) and 2^53-1, found {found}", AtLine(*.line))]
     InvalidSeq {
         /// Position in the batch.
         index: usize,
+        /// The 1-based line of the text the caller gave where the row starts; `None` for
+        /// events given as values.
+        line: Option<usize>,
         /// The offending value, as text.
         found: String,
     },
     /// An event's `seq` is not greater than the one before it.
-    #[error("event {index} (seq {seq}): seq must be greater than the previous seq {previous}")]
+    #[error("{}event {index} (seq {seq}): seq must be greater than the previous seq {previous}", AtLine(*.line))]
     NonIncreasingSeq {
         /// Position in the batch.
         index: usize,
+        /// The 1-based line of the text the caller gave where the row starts; `None` for
+        /// events given as values.
+        line: Option<usize>,
         /// The event's seq.
         seq: Seq,
         /// The seq it must exceed.
         previous: Seq,
     },
     /// A prepended page reaches the window: its events must all be older than the window start.
-    #[error("event {index} (seq {seq}): a prepended page must end before the window start {window_start}")]
+    #[error("{}event {index} (seq {seq}): a prepended page must end before the window start {window_start}", AtLine(*.line))]
     PrependNotOlder {
         /// Position in the batch.
         index: usize,
+        /// The 1-based line of the text the caller gave where the row starts; `None` for
+        /// events given as values.
+        line: Option<usize>,
         /// The event's seq.
         seq: Seq,
         /// The window's first seq.
@@ -69,10 +87,13 @@ pub enum Error {
     },
     /// An event's `surfaceOp` is neither `"append"` nor `{op: "replace", startSeq, endSeq}` with
     /// integer endpoints older than the event.
-    #[error("event {index} (seq {seq}): invalid surfaceOp: {reason}")]
+    #[error("{}event {index} (seq {seq}): invalid surfaceOp: {reason}", AtLine(*.line))]
     InvalidSurfaceOp {
         /// Position in the batch.
         index: usize,
+        /// The 1-based line of the text the caller gave where the row starts; `None` for
+        /// events given as values.
+        line: Option<usize>,
         /// The event's seq.
         seq: Seq,
         /// What is wrong with it.
@@ -82,10 +103,13 @@ pub enum Error {
     /// or a getter that throws (a function or a symbol is left out, as `JSON.stringify` leaves
     /// it). Only the JS calls that take objects return it (the `wasm` feature); Rust's calls
     /// take text or parsed events.
-    #[error("event {index}: unsupported value: {message}")]
+    #[error("{}event {index}: unsupported value: {message}", AtLine(*.line))]
     UnsupportedValue {
         /// Position in the batch.
         index: usize,
+        /// The 1-based line of the text the caller gave where the row starts; `None` for
+        /// events given as values.
+        line: Option<usize>,
         /// What the reader said.
         message: String,
     },
@@ -100,10 +124,13 @@ pub enum Error {
     /// The session header names a log format older than the rules read (format 0 to 2: the
     /// prompt sits in request headers and replace endpoints are spelled differently; the harness
     /// migrates such logs when it opens them).
-    #[error("row {index}: session log format version {version} is not supported (versions 3 and later are; open the session with the harness once to migrate it)")]
+    #[error("{}row {index}: session log format version {version} is not supported (versions 3 and later are; open the session with the harness once to migrate it)", AtLine(*.line))]
     UnsupportedFormatVersion {
         /// Position of the header row in the batch.
         index: usize,
+        /// The 1-based line of the text the caller gave where the row starts; `None` for
+        /// events given as values.
+        line: Option<usize>,
         /// The header's `version`.
         version: i64,
     },
@@ -155,7 +182,7 @@ impl Error {
     pub fn index(&self) -> Option<usize> {
         match self {
             Error::NotAnObject { index, .. }
-            | Error::MissingSeq { index }
+            | Error::MissingSeq { index, .. }
             | Error::InvalidSeq { index, .. }
             | Error::NonIncreasingSeq { index, .. }
             | Error::PrependNotOlder { index, .. }
@@ -182,19 +209,75 @@ impl Error {
         }
     }
 
-    /// The same error, found in text that starts after `lines` lines of what the caller gave.
-    pub(crate) fn after_lines(mut self, lines: usize) -> Error {
+    /// The 1-based line of the text the error points at: where the offending row starts, or
+    /// where the JSON is malformed. `None` for events given as values and for errors that name
+    /// no row.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            Error::MalformedJson { line, .. } => Some(*line),
+            _ => self.row_line().and_then(|line| *line),
+        }
+    }
+
+    /// The `line` field of a variant that names a row.
+    fn row_line(&self) -> Option<&Option<usize>> {
+        match self {
+            Error::NotAnObject { line, .. }
+            | Error::MissingSeq { line, .. }
+            | Error::InvalidSeq { line, .. }
+            | Error::NonIncreasingSeq { line, .. }
+            | Error::PrependNotOlder { line, .. }
+            | Error::InvalidSurfaceOp { line, .. }
+            | Error::UnsupportedValue { line, .. }
+            | Error::UnsupportedFormatVersion { line, .. } => Some(line),
+            Error::MalformedJson { .. }
+            | Error::NotAnArray { .. }
+            | Error::InvalidArgument { .. }
+            | Error::NotASessionLog { .. }
+            | Error::OutOfMemory { .. }
+            | Error::NotARequestHeader { .. } => None,
+        }
+    }
+
+    /// The same error with the line of its row (when it names one) set to what `locate` finds
+    /// for its index: the error path of a batch read from text.
+    pub(crate) fn located(mut self, locate: impl FnOnce(usize) -> Option<usize>) -> Error {
+        let index = self.index();
+        match &mut self {
+            Error::NotAnObject { line, .. }
+            | Error::MissingSeq { line, .. }
+            | Error::InvalidSeq { line, .. }
+            | Error::NonIncreasingSeq { line, .. }
+            | Error::PrependNotOlder { line, .. }
+            | Error::InvalidSurfaceOp { line, .. }
+            | Error::UnsupportedValue { line, .. }
+            | Error::UnsupportedFormatVersion { line, .. } => *line = index.and_then(locate),
+            Error::MalformedJson { .. }
+            | Error::NotAnArray { .. }
+            | Error::InvalidArgument { .. }
+            | Error::NotASessionLog { .. }
+            | Error::OutOfMemory { .. }
+            | Error::NotARequestHeader { .. } => {}
+        }
+        self
+    }
+
+    /// The same error, found in text that starts after `lines` lines and `rows` rows of what
+    /// the caller gave.
+    pub(crate) fn after(mut self, lines: usize, rows: usize) -> Error {
         if let Error::MalformedJson { line, .. } = &mut self {
             *line = line.saturating_add(lines);
         }
-        self
+        let line = self.line().map(|line| line.saturating_add(lines));
+        self.located(|_| line)
+            .with_index(|index| index.saturating_add(rows))
     }
 
     /// The same error with its `index` (when it has one) mapped by `map`.
     pub(crate) fn with_index(mut self, map: impl FnOnce(usize) -> usize) -> Error {
         match &mut self {
             Error::NotAnObject { index, .. }
-            | Error::MissingSeq { index }
+            | Error::MissingSeq { index, .. }
             | Error::InvalidSeq { index, .. }
             | Error::NonIncreasingSeq { index, .. }
             | Error::PrependNotOlder { index, .. }
@@ -209,5 +292,17 @@ impl Error {
             | Error::NotARequestHeader { .. } => {}
         }
         self
+    }
+}
+
+/// `line N: ` before the message of an error that names a row of text, nothing otherwise.
+struct AtLine(Option<usize>);
+
+impl std::fmt::Display for AtLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(line) => write!(f, "line {line}: "),
+            None => Ok(()),
+        }
     }
 }

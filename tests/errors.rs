@@ -139,6 +139,7 @@ fn numbers_beyond_a_double_are_infinite_as_in_json_parse() {
         err,
         Error::InvalidSeq {
             index: 0,
+            line: Some(1),
             found: "the number Infinity".to_owned()
         }
     );
@@ -179,6 +180,7 @@ fn an_element_that_is_not_an_object() {
         let text = format!("[{{\"seq\":20}},{element},{{\"seq\":22}}]");
         let expected = Error::NotAnObject {
             index: 1,
+            line: Some(1),
             found: found.to_owned(),
         };
         assert_eq!(code_index_seq(&expected), ("NOT_AN_OBJECT", Some(1), None));
@@ -189,6 +191,7 @@ fn an_element_that_is_not_an_object() {
         "{\"seq\":20}\n42\n",
         &Error::NotAnObject {
             index: 1,
+            line: Some(2),
             found: "the number 42".to_owned(),
         },
     );
@@ -196,12 +199,19 @@ fn an_element_that_is_not_an_object() {
 
 #[test]
 fn missing_seq() {
-    let expected = Error::MissingSeq { index: 1 };
+    let expected = Error::MissingSeq {
+        index: 1,
+        line: Some(1),
+    };
     assert_eq!(code_index_seq(&expected), ("MISSING_SEQ", Some(1), None));
     rejects_everywhere(
         r#"[{"seq":20},{"type":"system/message","time":1,"data":{}}]"#,
         &expected,
     );
+    let expected = Error::MissingSeq {
+        index: 1,
+        line: Some(2),
+    };
     rejects_everywhere("{\"seq\":20}\n{\"time\":1}", &expected);
 }
 
@@ -226,6 +236,7 @@ fn seq_that_is_not_a_safe_integer() {
         let text = format!("[{{\"seq\":20}},{{\"seq\":{seq}}}]");
         let expected = Error::InvalidSeq {
             index: 1,
+            line: Some(1),
             found: found.to_owned(),
         };
         assert_eq!(code_index_seq(&expected), ("INVALID_SEQ", Some(1), None));
@@ -250,6 +261,7 @@ fn non_increasing_seq_within_a_batch() {
         assert!(parse_events(text).is_ok());
         let expected = Error::NonIncreasingSeq {
             index: 1,
+            line: Some(1),
             seq,
             previous,
         };
@@ -262,6 +274,7 @@ fn non_increasing_seq_within_a_batch() {
         let page = text.replace("20", "2").replace("19", "1");
         let expected = Error::NonIncreasingSeq {
             index: 1,
+            line: Some(1),
             seq: seq - 18,
             previous: previous - 18,
         };
@@ -284,6 +297,7 @@ fn non_increasing_seq_against_the_window_on_append() {
             err,
             Error::NonIncreasingSeq {
                 index,
+                line: Some(1),
                 seq,
                 previous
             }
@@ -312,6 +326,7 @@ fn a_prepended_page_not_older_than_the_window() {
             err,
             Error::PrependNotOlder {
                 index,
+                line: Some(1),
                 seq,
                 window_start: 10
             }
@@ -401,6 +416,7 @@ fn every_wrong_surface_op_shape() {
         let err = parse_events(&text).unwrap_err();
         let Error::InvalidSurfaceOp {
             index: 1,
+            line: Some(2),
             seq: 21,
             reason: actual,
         } = &err
@@ -680,4 +696,249 @@ fn text_in_another_encoding_is_not_called_binary() {
     // A raw escape character is a JSON fault, not binary data.
     let err = parse_events("{\"seq\":1,\"x\":\"\u{1b}[31m\"}\n").unwrap_err();
     assert!(!err.to_string().contains("binary"), "{err}");
+}
+
+/// Where an error that names a row points in text: its code, index and line.
+type Place = (&'static str, Option<usize>, Option<usize>);
+
+fn place(error: &Error) -> Place {
+    (error.code(), error.index(), error.line())
+}
+
+/// What each reader of text gives for `text` read whole, as a session log from its start (an
+/// empty window), or fed in pieces of every size in `sizes` (the window and the ledger stream).
+fn places_everywhere(text: &str, sizes: &[usize]) -> Vec<(String, Option<Place>)> {
+    let mut places = Vec::new();
+    let mut add = |name: String, result: Result<(), Error>| {
+        places.push((name, result.err().as_ref().map(place)));
+    };
+    type Whole = fn(&mut Conversation, &str) -> Result<ConversationChange, Error>;
+    let whole: [(&str, Whole); 5] = [
+        ("load_json", |c, t| c.load_json(t, LoadOptions::default())),
+        ("load_json bytes", |c, t| {
+            c.load_json(t.as_bytes(), LoadOptions::default())
+        }),
+        ("append_json", |c, t| c.append_json(t)),
+        ("prepend_json", |c, t| {
+            c.prepend_json(t, LoadOptions::default())
+        }),
+        ("feed whole", |c, t| c.feed(t)),
+    ];
+    for (name, call) in whole {
+        add(
+            name.to_owned(),
+            call(&mut Conversation::new(), text).map(drop),
+        );
+    }
+    for &size in sizes {
+        let mut conversation = Conversation::new();
+        let mut stream = promptfold::LedgerStream::new(&promptfold::CacheOptions::default())
+            .expect("default options");
+        let (mut fed, mut streamed) = (Ok(()), Ok(()));
+        for piece in text.as_bytes().chunks(size) {
+            if fed.is_ok() {
+                fed = conversation.feed(piece).map(drop);
+            }
+            if streamed.is_ok() {
+                streamed = stream.feed(piece);
+            }
+        }
+        add(format!("feed in pieces of {size}"), fed);
+        add(format!("LedgerStream in pieces of {size}"), streamed);
+    }
+    places
+}
+
+/// Every reader of `text` fails at `expected`.
+fn fails_everywhere_at(text: &str, expected: Place) {
+    for (name, actual) in places_everywhere(text, &[1, 3, 16, 1000]) {
+        assert_eq!(actual, Some(expected), "{name}: {text:?}");
+    }
+}
+
+/// SPEC 10.8: the example of the review, a header, an event, two blank lines and an event
+/// repeating the seq.
+#[test]
+fn an_error_of_a_row_in_text_names_its_line() {
+    let text = "{\"type\":\"session\",\"version\":4}\n{\"seq\":1}\n\n\n{\"seq\":1}\n";
+    let error = Conversation::new()
+        .load_json(text, LoadOptions::default())
+        .unwrap_err();
+    assert_eq!(
+        error,
+        Error::NonIncreasingSeq {
+            index: 2,
+            line: Some(5),
+            seq: 1,
+            previous: 1
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "line 5: event 2 (seq 1): seq must be greater than the previous seq 1"
+    );
+    fails_everywhere_at(text, ("NON_INCREASING_SEQ", Some(2), Some(5)));
+    // Given as values, the events have no line.
+    let events = parse_events(text).unwrap();
+    let error = Conversation::new()
+        .load(events, LoadOptions::default())
+        .unwrap_err();
+    assert_eq!(place(&error), ("NON_INCREASING_SEQ", Some(1), None));
+    assert!(error.to_string().starts_with("event 1 "), "{error}");
+}
+
+/// Each error that names a row, in JSON lines with a header, blank lines and `\r\n`, and in a
+/// JSON array over several lines: every reader of text names the row's line.
+#[test]
+fn every_error_of_a_row_names_its_line_from_every_reader() {
+    let header = r#"{"type":"session","version":4}"#;
+    let cases: [(&str, &str, &str); 6] = [
+        ("NOT_AN_OBJECT", r#"{"seq":1}"#, "42"),
+        (
+            "NOT_AN_OBJECT",
+            r#"{"seq":1}"#,
+            r#"{"method":"session.event"}"#,
+        ),
+        ("MISSING_SEQ", r#"{"seq":1}"#, r#"{"type":"x"}"#),
+        ("INVALID_SEQ", r#"{"seq":1}"#, r#"{"seq":"2"}"#),
+        ("NON_INCREASING_SEQ", r#"{"seq":5}"#, r#"{"seq":4}"#),
+        (
+            "INVALID_SURFACE_OP",
+            r#"{"seq":1}"#,
+            r#"{"seq":2,"type":"system/message","surfaceOp":"bogus"}"#,
+        ),
+    ];
+    for (code, good, bad) in cases {
+        // Rows: header (line 2), good (4), a skipped notification (5), bad (8).
+        let status = r#"{"jsonrpc":"2.0","method":"session.status"}"#;
+        let text = format!("\n{header}\r\n \n{good}\n{status}\n\n\t\r\n{bad}\n{good}\n");
+        fails_everywhere_at(&text, (code, Some(3), Some(8)));
+        if code != "NON_INCREASING_SEQ" {
+            let error = parse_events(&text).unwrap_err();
+            assert_eq!(place(&error), (code, Some(3), Some(8)));
+            assert!(error.to_string().starts_with("line 8: "), "{error}");
+        }
+        let array = format!("[\n{header},\n\n  {good}, {status},\n{bad}\n]");
+        for (name, actual) in places_everywhere(&array, &[]) {
+            if name.starts_with("feed") {
+                continue;
+            }
+            assert_eq!(actual, Some((code, Some(3), Some(5))), "{name}: {array}");
+        }
+    }
+    // A header of an old format is the first row.
+    let text = "\n\n{\"type\":\"session\",\"version\":2}\n{\"seq\":1}\n";
+    fails_everywhere_at(text, ("UNSUPPORTED_FORMAT_VERSION", Some(0), Some(3)));
+}
+
+/// Appended and prepended text is its own batch; a fed piece counts from the first byte fed
+/// into the window (its load included), as the line of a malformed row does.
+#[test]
+fn appended_prepended_and_fed_rows_count_from_their_text() {
+    let load = "{\"type\":\"session\",\"version\":4}\n{\"seq\":10}\n\n{\"seq\":11}\n";
+    let loaded = || {
+        let mut conversation = Conversation::new();
+        conversation
+            .load_json(load, LoadOptions::default().with_has_more(true))
+            .unwrap();
+        conversation
+    };
+    let more = "\n{\"seq\":12}\n{\"seq\":12}\n";
+    let error = loaded().append_json(more).unwrap_err();
+    assert_eq!(place(&error), ("NON_INCREASING_SEQ", Some(1), Some(3)));
+    let error = loaded()
+        .prepend_json("{\"seq\":1}\n\n{\"seq\":10}\n", LoadOptions::default())
+        .unwrap_err();
+    assert_eq!(place(&error), ("PREPEND_NOT_OLDER", Some(1), Some(3)));
+    // Fed after the load: rows 3 and 4, lines 6 and 7 of the whole text.
+    for size in [1, 4, more.len()] {
+        let mut conversation = loaded();
+        let error = more
+            .as_bytes()
+            .chunks(size)
+            .find_map(|piece| conversation.feed(piece).err())
+            .unwrap();
+        assert_eq!(place(&error), ("NON_INCREASING_SEQ", Some(4), Some(7)));
+        // After an append, feed goes on counting.
+        let mut conversation = loaded();
+        conversation.append_json("{\"seq\":12}\n\n").unwrap();
+        let error = conversation.feed("{\"seq\":13}\n{\"x\":1}\n").unwrap_err();
+        assert_eq!(place(&error), ("MISSING_SEQ", Some(5), Some(8)));
+        // A bad row after a malformed one is not reached: the malformed line wins, counted
+        // the same way.
+        let error = conversation.feed("{\"seq\":13}\n{oops}\n").unwrap_err();
+        assert_eq!(place(&error), ("MALFORMED_JSON", None, Some(8)));
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+    /// For random logs with one bad row, random blank lines and line ends and random pieces,
+    /// every reader of text names the bad row's line and index.
+    #[test]
+    fn the_line_reported_is_the_bad_rows_line(
+        events in 1usize..12,
+        header in proptest::bool::ANY,
+        blanks in proptest::collection::vec(0usize..3, 14),
+        crlf in proptest::bool::ANY,
+        bad_at in 0usize..12,
+        bad_kind in 0usize..4,
+        size in 1usize..64,
+    ) {
+        let bad_at = bad_at % (events + 1);
+        let line_end = if crlf { "\r\n" } else { "\n" };
+        let blank_lines = ["", " ", "\t\r"];
+        let mut text = String::new();
+        let (mut line, mut row) = (1, 0);
+        let mut expected = None;
+        let mut rows: Vec<String> = Vec::new();
+        if header {
+            rows.push(r#"{"type":"session","version":4}"#.to_owned());
+        }
+        for seq in 0..=events {
+            if seq == bad_at {
+                // Text that starts with anything but an object is not JSON lines; the first
+                // event has no seq before it to repeat, and without one it starts a seq-less
+                // log.
+                let first_row = seq == 0 && !header;
+                let bad = match bad_kind {
+                    0 if !first_row => "7".to_owned(),
+                    1 if seq > 0 => r#"{"type":"x"}"#.to_owned(),
+                    3 if seq > 0 => format!("{{\"seq\":{}}}", seq - 1),
+                    _ => r#"{"seq":true}"#.to_owned(),
+                };
+                rows.push(bad);
+            } else {
+                rows.push(format!("{{\"seq\":{seq},\"type\":\"step/start\"}}"));
+            }
+        }
+        let bad_row = bad_at + usize::from(header);
+        for (at, text_row) in rows.iter().enumerate() {
+            for _ in 0..blanks[at % blanks.len()] {
+                text.push_str(blank_lines[at % 3]);
+                text.push_str(line_end);
+                line += 1;
+            }
+            if at == bad_row {
+                expected = Some((line, row));
+            }
+            text.push_str(text_row);
+            text.push_str(line_end);
+            line += 1;
+            row += 1;
+        }
+        let (line, row) = expected.unwrap();
+        for (name, actual) in places_everywhere(&text, &[size]) {
+            let actual = actual.unwrap_or_else(|| panic!("{name} read {text:?}"));
+            proptest::prop_assert_eq!(
+                (actual.1, actual.2),
+                (Some(row), Some(line)),
+                "{} ({}): {:?}",
+                name,
+                actual.0,
+                text
+            );
+        }
+    }
 }

@@ -288,8 +288,15 @@ fn a_torn_line_cut_inside_a_character_is_reported_and_kept_for_feed() {
     assert_eq!(error.code(), "MALFORMED_JSON");
 }
 
-/// Every call that reads text fails with `code` on `text` and leaves the window as it was.
-fn rejected(window: &mut Conversation, text: &[u8], code: &str, index: Option<usize>) {
+/// Every call that reads text fails with `code` on `text` and leaves the window as it was; `feed`
+/// counts its index from the first of the `rows_read` rows the window was read from.
+fn rejected(
+    window: &mut Conversation,
+    text: &[u8],
+    code: &str,
+    index: Option<usize>,
+    rows_read: usize,
+) {
     let before = testkit::observed_window(window);
     type Call = fn(&mut Conversation, &[u8]) -> Result<promptfold::ConversationChange, Error>;
     let calls: [(&str, Call); 3] = [
@@ -303,6 +310,10 @@ fn rejected(window: &mut Conversation, text: &[u8], code: &str, index: Option<us
         }
         let error = call(window, text).unwrap_err();
         assert_eq!(error.code(), code, "{name}: {error}");
+        let index = match name {
+            "feed" => index.map(|index| index + rows_read),
+            _ => index,
+        };
         assert_eq!(error.index(), index, "{name}: {error}");
         assert!(!error.to_string().is_empty());
         assert_eq!(
@@ -324,7 +335,13 @@ fn a_seq_in_a_seqless_log_is_invalid_seq() {
         .load_json(&rows_text(&rows, "\n"), LoadOptions::default())
         .unwrap();
     let text = rows_text(&[seqless(&log[6]), log[7].clone()], "\n");
-    rejected(&mut window, text.as_bytes(), "INVALID_SEQ", Some(1));
+    rejected(
+        &mut window,
+        text.as_bytes(),
+        "INVALID_SEQ",
+        Some(1),
+        rows.len(),
+    );
     // A prepend into a seq-less window: nothing comes before its start.
     let before = testkit::observed_window(&window);
     let error = window
@@ -345,6 +362,7 @@ fn a_header_of_format_two_or_older_is_unsupported() {
             text.as_bytes(),
             "UNSUPPORTED_FORMAT_VERSION",
             Some(0),
+            0,
         );
         let mut rows = vec![header(version)];
         rows.extend(base_log());
@@ -403,7 +421,7 @@ fn a_torn_line_in_the_middle_is_malformed() {
     text.push_str("{\"seq\":3,\"type\":\n");
     text.push_str(&rows_text(&log[3..5], "\n"));
     let mut window = reference(&log[..0]);
-    rejected(&mut window, text.as_bytes(), "MALFORMED_JSON", None);
+    rejected(&mut window, text.as_bytes(), "MALFORMED_JSON", None, 0);
     let error = Conversation::new()
         .load_json(&text, LoadOptions::default())
         .unwrap_err();
@@ -427,7 +445,10 @@ fn a_fed_chunk_with_a_bad_row_changes_nothing_and_the_rest_can_follow() {
     let bad = format!("{}\n{}\n", &rest[10..rest.find('\n').unwrap()], log[2]);
     let error = window.feed(bad.as_bytes()).unwrap_err();
     assert_eq!(error.code(), "NON_INCREASING_SEQ");
-    assert_eq!(error.index(), Some(1));
+    // Rows and lines count from the first byte fed: the bad row is the file's eleventh.
+    let rows_before = good.lines().count();
+    assert_eq!(error.index(), Some(rows_before + 1));
+    assert_eq!(error.line(), Some(rows_before + 2));
     assert_eq!(testkit::observed_window(&window), before);
     // A malformed row: the line is counted from the start of the text read.
     let error = window.feed(b"x\"}\n{oops}\n").unwrap_err();

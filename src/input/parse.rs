@@ -17,6 +17,7 @@ pub(crate) mod framing;
 mod keys;
 mod names;
 mod raw;
+pub(crate) mod row_lines;
 mod validate;
 // Packed batches and streamed text come from the JS side only (feature `wasm`); the unit tests
 // read them natively.
@@ -34,8 +35,8 @@ use raw::*;
 /// is the session header is left out, SDK notifications stand for the events they carry, and a
 /// log whose first event has no seq is numbered from 0.
 ///
-/// Returns the validated events in input order, or the first error (seq order is not checked
-/// here: the window checks it against what it holds).
+/// Returns the validated events in input order, or the first error, with the line of the row it
+/// names (seq order is not checked here: the window checks it against what it holds).
 ///
 /// The text is a string or UTF-8 bytes (anything [`JsonText`] converts from: `&str`,
 /// `&String`, `&[u8]`, `&Vec<u8>`, a byte array); bytes that are not UTF-8 are the error
@@ -43,10 +44,11 @@ use raw::*;
 pub fn parse_events<'a>(text: impl Into<JsonText<'a>>) -> Result<Vec<SessionEvent>, Error> {
     let mut interner = JsonInterner::default();
     match text.into() {
-        JsonText::Str(text) => parse_events_with(text, &mut interner),
-        JsonText::Bytes(bytes) => {
-            parse_text_rows(bytes, &mut interner, Framing::log_start()).map(|rows| rows.events)
-        }
+        JsonText::Str(text) => parse_events_with(text, &mut interner)
+            .map_err(|error| row_lines::locate(error, text.as_bytes(), row_lines::Layout::Detect)),
+        JsonText::Bytes(bytes) => parse_text_rows(bytes, &mut interner, Framing::log_start())
+            .map(|rows| rows.events)
+            .map_err(|error| row_lines::locate(error, bytes, row_lines::Layout::Detect)),
     }
 }
 

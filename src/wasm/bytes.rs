@@ -10,6 +10,7 @@ use crate::input::intern::JsonInterner;
 use crate::input::json::utf8::is_utf8;
 use crate::input::parse::framing::{Framing, Rows};
 use crate::input::parse::parse_text_rows;
+use crate::input::parse::row_lines::line_in_pieces;
 use crate::input::parse::stream::{parse_streamed, Streamed};
 use crate::room::try_room;
 use crate::window::conversation::{Conversation, Piece, PieceLoad};
@@ -50,6 +51,15 @@ pub(crate) fn read_bytes_batch(
         Streamed::Read(result) if !pieces.failed => result,
         _ => parse_text_rows(&whole_bytes(bytes)?, interner, framing),
     }
+}
+
+/// `error`, found in a batch read from `bytes`, with the line of the row it names: the bytes
+/// are read again in pieces up to the row (the error path only).
+pub(crate) fn locate_in_bytes(error: Error, bytes: &js_sys::Uint8Array) -> Error {
+    error.located(|row| {
+        let mut pieces = BytePieces::new(bytes);
+        line_in_pieces(row, &mut |room| pieces.next(room))
+    })
 }
 
 /// `loadJson` or `appendJson` of `bytes` read in pieces as `feed` reads them: `read` is

@@ -6,14 +6,14 @@ use std::rc::Weak;
 use wasm_bindgen::prelude::*;
 
 use super::batch::{PackedEvents, PromptStrings};
-use super::bytes::{bytes_in_pieces, check_length, read_bytes_batch};
+use super::bytes::{bytes_in_pieces, check_length, locate_in_bytes, read_bytes_batch};
 use super::convert::{invalid, load_options, packed_array, seq_from_js};
 use super::data::{inspection_to_js, lines_to_js};
 use super::error::throw;
 use super::kept_texts::KeptTexts;
 use super::read_room;
 use super::state::JsSystemPromptState;
-use super::text::{read_string_batch, string_in_pieces, FedText};
+use super::text::{locate_in_string, read_string_batch, string_in_pieces, FedText};
 use crate::error::Error;
 use crate::fold::SystemPromptState;
 use crate::input::event::SessionEvent;
@@ -139,6 +139,15 @@ impl Batch {
         match self {
             Batch::Packed(packed, _) => packed.prompt_strings(events),
             Batch::String(_) | Batch::Bytes(_) => PromptStrings::default(),
+        }
+    }
+
+    /// `error`, found in this batch, with the line of the row it names when the batch is text.
+    fn locate(&self, error: Error) -> Error {
+        match self {
+            Batch::String(text) => locate_in_string(error, text),
+            Batch::Bytes(bytes) => locate_in_bytes(error, bytes),
+            Batch::Packed(..) => error,
         }
     }
 
@@ -273,13 +282,24 @@ impl JsConversation {
             });
         }
         let framing = self.inner.framing(call, batch.is_text());
-        let rows = throw(batch.read(self.inner.batch_interner(call == Call::Load), framing))?;
+        let rows = batch.read(self.inner.batch_interner(call == Call::Load), framing);
+        let rows = throw(rows.map_err(|error| batch.locate(error)))?;
         let session = batch.session(&rows);
-        let lines = rows.lines;
+        let (lines, given) = (rows.lines, rows.given());
         let mut prompts = batch.prompt_strings(&rows.events);
-        drop(batch);
-        let change = throw(self.inner.apply(call, rows, has_more))?;
-        self.inner.text_read(call, lines);
+        // The packed events are dropped before the window takes them; text keeps its handle to
+        // place an error.
+        let text = match batch {
+            Batch::Packed(..) => None,
+            text => Some(text),
+        };
+        let change = self.inner.apply(call, rows, has_more);
+        let change = throw(change.map_err(|error| match &text {
+            Some(text) => text.locate(error),
+            None => error,
+        }))?;
+        drop(text);
+        self.inner.text_read(call, lines, given);
         if call == Call::Load || !session.is_undefined() {
             self.session = session;
         }

@@ -23,6 +23,7 @@ pub(crate) fn packed_array(value: &JsValue) -> Result<PackedEvents, Error> {
     };
     super::batch::packed_events(array).map_err(|index| Error::UnsupportedValue {
         index,
+        line: None,
         message: "JSON.stringify cannot write it (a BigInt or a cycle?)".to_owned(),
     })
 }

@@ -1,4 +1,5 @@
-//! Core errors as JS `Error`s: `name` "PromptfoldError", a stable `code`, `index` and `seq`.
+//! Core errors as JS `Error`s: `name` "PromptfoldError", a stable `code`, `index`, `seq`, and
+//! `line` when the error points at a line of text.
 
 use wasm_bindgen::prelude::*;
 
@@ -18,6 +19,9 @@ pub(crate) fn to_js_error(error: &Error) -> JsValue {
         .seq()
         .map_or(JsValue::UNDEFINED, |seq| JsValue::from_f64(seq as f64));
     set(&value, "seq", &seq);
+    if let Some(line) = error.line() {
+        set(&value, "line", &JsValue::from_f64(line as f64));
+    }
     value
 }
 

@@ -123,6 +123,12 @@ export interface PromptfoldError extends Error {
   readonly index?: number;
   /** Seq of the offending event, when it has a usable one. */
   readonly seq?: number;
+  /**
+   * 1-based line of the text given where the offending row starts (or where the JSON is
+   * malformed), when the batch was text; for `feed` and `openSession`, counted from the start
+   * of the file.
+   */
+  readonly line?: number;
 }
 "#;
 

@@ -11,6 +11,7 @@ use crate::input::intern::JsonInterner;
 use crate::input::json::utf8::is_utf8;
 use crate::input::parse::framing::{Framing, Rows};
 use crate::input::parse::parse_text_rows;
+use crate::input::parse::row_lines::line_in_pieces;
 use crate::input::parse::stream::{parse_streamed, Streamed, PIECE_ROOM};
 use crate::room::try_room;
 use crate::window::conversation::{Conversation, Piece, PieceLoad};
@@ -34,6 +35,15 @@ pub(crate) fn read_string_batch(
         Streamed::Read(result) if !pieces.failed => result,
         _ => parse_text_rows(whole_string(text)?.as_bytes(), interner, framing),
     }
+}
+
+/// `error`, found in a batch read from `text`, with the line of the row it names: the string
+/// is read again in pieces up to the row (the error path only).
+pub(crate) fn locate_in_string(error: Error, text: &js_sys::JsString) -> Error {
+    error.located(|row| {
+        let mut pieces = StringPieces::new(text);
+        line_in_pieces(row, &mut |room| pieces.next(room))
+    })
 }
 
 /// `loadJson` or `appendJson` of `text` read in pieces as `feed` reads them: `read` is

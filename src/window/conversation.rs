@@ -11,6 +11,7 @@ use crate::input::intern::JsonInterner;
 use crate::input::json::JsonValue;
 use crate::input::parse::fed::{complete_lines, copy_bytes, keep_bytes};
 use crate::input::parse::framing::{Framing, Numbering, Rows};
+use crate::input::parse::row_lines::{locate, Layout};
 use crate::input::parse::{parse_fed_lines, parse_rows, parse_text_rows};
 use crate::input::text::JsonText;
 use crate::room::{headroom, try_room};
@@ -68,6 +69,9 @@ pub struct Conversation {
     /// Lines of JSON lines text read since the window was loaded (for line numbers in errors of
     /// [`Conversation::feed`]).
     lines_read: usize,
+    /// Rows of text read since the window was loaded (for row indexes in errors of
+    /// [`Conversation::feed`]).
+    rows_read: usize,
     /// Prompt diffs computed for card and header keys (see `card_diff`, `change_diff`).
     diffs: diffs::DiffCache,
 }
@@ -111,7 +115,9 @@ impl Conversation {
         options: LoadOptions,
     ) -> Result<ConversationChange, Error> {
         let rows = self.given_rows(events, Call::Load);
-        self.apply(Call::Load, rows, options.has_more)
+        let change = self.apply(Call::Load, rows, options.has_more)?;
+        self.text_read(Call::Load, 0, 0);
+        Ok(change)
     }
 
     /// Appends live events after the window's last event. On an empty window this starts the
@@ -315,6 +321,7 @@ impl Conversation {
             {
                 return Err(Error::PrependNotOlder {
                     index: rows.row_of(index),
+                    line: None,
                     seq: event.seq,
                     window_start,
                 });
@@ -400,25 +407,36 @@ impl Conversation {
     ) -> Result<ConversationChange, Error> {
         let framing = self.framing(call, true);
         let interner = self.batch_interner(call == Call::Load);
+        let locate = |error| locate(error, text.as_bytes(), Layout::Detect);
         let rows = match text {
             // Already UTF-8.
-            JsonText::Str(text) => parse_rows(text, interner, framing)?,
-            JsonText::Bytes(bytes) => parse_text_rows(bytes, interner, framing)?,
-        };
-        let lines = rows.lines;
-        let change = self.apply(call, rows, has_more)?;
-        self.text_read(call, lines);
+            JsonText::Str(text) => parse_rows(text, interner, framing),
+            JsonText::Bytes(bytes) => parse_text_rows(bytes, interner, framing),
+        }
+        .map_err(locate)?;
+        let (lines, given) = (rows.lines, rows.given());
+        let change = self.apply(call, rows, has_more).map_err(locate)?;
+        self.text_read(call, lines, given);
         Ok(change)
     }
 
-    /// Counts the lines of a text batch read with `call`, for line numbers in errors of
-    /// [`Conversation::feed`].
-    pub(crate) fn text_read(&mut self, call: Call, lines: usize) {
-        self.lines_read = match call {
-            Call::Load => lines,
-            Call::Append | Call::Feed => self.lines_read.saturating_add(lines),
-            Call::Prepend => self.lines_read,
+    /// Counts the lines and rows of a batch read with `call` (none for events given as
+    /// values), for the lines and indexes in errors of [`Conversation::feed`].
+    pub(crate) fn text_read(&mut self, call: Call, lines: usize, rows: usize) {
+        (self.lines_read, self.rows_read) = match call {
+            Call::Load => (lines, rows),
+            Call::Append | Call::Feed => (
+                self.lines_read.saturating_add(lines),
+                self.rows_read.saturating_add(rows),
+            ),
+            Call::Prepend => (self.lines_read, self.rows_read),
         };
+    }
+
+    /// The lines and rows of text read since the window was loaded.
+    #[cfg(any(feature = "wasm", test))]
+    pub(crate) fn read_so_far(&self) -> (usize, usize) {
+        (self.lines_read, self.rows_read)
     }
 
     /// Reads a growing session file: `chunk` is the next piece of its text (a string, or bytes
@@ -460,12 +478,15 @@ impl Conversation {
         };
         let rest = copy_bytes(rest)?;
         let framing = self.framing(Call::Feed, true);
-        let lines_before = self.lines_read;
-        let rows = parse_fed_lines(&lines, &mut self.interner, framing)
-            .map_err(|error| error.after_lines(lines_before))?;
-        let read = rows.lines;
-        let change = self.apply(Call::Feed, rows, self.has_more)?;
-        self.text_read(Call::Feed, read);
+        let (lines_before, rows_before) = (self.lines_read, self.rows_read);
+        // Errors point at the row and line counted from the first byte of the text read.
+        let locate = |error| locate(error, &lines, Layout::Lines).after(lines_before, rows_before);
+        let rows = parse_fed_lines(&lines, &mut self.interner, framing).map_err(locate)?;
+        let (read, given) = (rows.lines, rows.given());
+        let change = self
+            .apply(Call::Feed, rows, self.has_more)
+            .map_err(locate)?;
+        self.text_read(Call::Feed, read, given);
         self.unfinished = rest;
         Ok(change)
     }
@@ -751,6 +772,7 @@ pub(crate) fn check_ascending(events: &[SessionEvent], after: Option<Seq>) -> Re
             if event.seq <= previous {
                 return Err(Error::NonIncreasingSeq {
                     index,
+                    line: None,
                     seq: event.seq,
                     previous,
                 });

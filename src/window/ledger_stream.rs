@@ -11,6 +11,7 @@ use crate::input::json::JsonValue;
 use crate::input::parse::fed::{complete_lines, copy_bytes, keep_bytes};
 use crate::input::parse::framing::{Framing, Numbering};
 use crate::input::parse::parse_fed_lines;
+use crate::input::parse::row_lines::{locate, Layout};
 use crate::input::text::JsonText;
 use crate::views::cache::forward::Forward;
 use crate::views::cache::{CacheEntry, CacheLedger, CacheOptions};
@@ -63,6 +64,8 @@ pub struct LedgerStream {
     unfinished: Vec<u8>,
     /// Lines read so far (for line numbers in errors).
     lines_read: usize,
+    /// Rows read so far (for row indexes in errors).
+    rows_read: usize,
     last_seq: Option<Seq>,
     events: u64,
     known_events: u64,
@@ -80,6 +83,7 @@ impl LedgerStream {
             numbering: Numbering::default(),
             unfinished: Vec::new(),
             lines_read: 0,
+            rows_read: 0,
             last_seq: None,
             events: 0,
             known_events: 0,
@@ -107,9 +111,11 @@ impl LedgerStream {
             torn_tail: false,
             first_row: 0,
         };
-        let rows = parse_fed_lines(&lines, &mut self.interner, framing)
-            .map_err(|error| error.after_lines(self.lines_read))?;
-        check_ascending(&rows.events, self.last_seq).map_err(|error| rows.at_row(error))?;
+        // Errors point at the row and line counted from the first byte fed.
+        let (lines_before, rows_before) = (self.lines_read, self.rows_read);
+        let locate = |error| locate(error, &lines, Layout::Lines).after(lines_before, rows_before);
+        let rows = parse_fed_lines(&lines, &mut self.interner, framing).map_err(locate)?;
+        check_ascending(&rows.events, self.last_seq).map_err(|error| locate(rows.at_row(error)))?;
         for event in &rows.events {
             self.ledger.fold(event);
             if !matches!(event.kind, EventKind::Other) {
@@ -120,11 +126,13 @@ impl LedgerStream {
             self.last_seq = Some(last.seq);
         }
         self.events = self.events.saturating_add(rows.events.len() as u64);
+        self.rows_read = self.rows_read.saturating_add(rows.given());
         if rows.session.is_some() {
             self.session = rows.session;
         }
         self.numbering = rows.numbering;
         self.lines_read = self.lines_read.saturating_add(rows.lines);
+
         self.unfinished = rest;
         Ok(())
     }

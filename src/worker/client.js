@@ -39,7 +39,7 @@ function rebuild(data) {
   if (data.name === "AbortError") return new DOMException(data.message, "AbortError");
   const error = new Error(data.message);
   error.name = data.name;
-  for (const key of ["code", "index", "seq"]) error[key] = data[key];
+  for (const key of ["code", "index", "seq", "line"]) error[key] = data[key];
   return error;
 }
 

@@ -118,6 +118,7 @@ export interface WorkerErrorData {
   code?: string;
   index?: number;
   seq?: number;
+  line?: number;
 }
 
 /** Messages from the worker. */

@@ -38,7 +38,7 @@ const PROGRESS_EVERY_MS = 50;
 function errorData(error) {
   if (error === null || typeof error !== "object") return { name: "Error", message: String(error) };
   const data = { name: String(error.name ?? "Error"), message: String(error.message ?? error) };
-  for (const key of ["code", "index", "seq"]) {
+  for (const key of ["code", "index", "seq", "line"]) {
     if (error[key] !== undefined && error[key] !== null) data[key] = error[key];
   }
   return data;

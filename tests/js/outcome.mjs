@@ -11,7 +11,8 @@ export function observe(conversation) {
 
 /**
  * What `load(conversation)` leaves on a fresh conversation, as `look` sees it, or the error it
- * throws as its code, message and place. The conversation is freed either way.
+ * throws as its code, message and place (its line left out). The conversation is freed either
+ * way.
  */
 export function outcome(load, look = observe) {
   const conversation = new Conversation();
@@ -19,7 +20,9 @@ export function outcome(load, look = observe) {
     load(conversation);
     return look(conversation);
   } catch (error) {
-    return JSON.stringify({ code: error.code, message: error.message, index: error.index, seq: error.seq });
+    // Without the line of a row of text (`line N: `): events given as objects have none.
+    const message = error.message.replace(/^line \d+: /, "");
+    return JSON.stringify({ code: error.code, message, index: error.index, seq: error.seq });
   } finally {
     conversation.free();
   }

@@ -112,6 +112,7 @@ impl Batch {
             (Method::SessionEvent, Some(event)) => Ok(Row::Event(event)),
             (Method::SessionEvent, None) => Err(Error::NotAnObject {
                 index: row,
+                line: None,
                 found: "a session.event notification without params.event".to_owned(),
             }),
             (Method::Other, _) => {

@@ -98,6 +98,11 @@ impl Rows {
         row
     }
 
+    /// The rows of the batch as given: its events and the rows that are none.
+    pub fn given(&self) -> usize {
+        self.events.len().saturating_add(self.skipped.len())
+    }
+
     /// `error`, found by the window at event `index` of this batch, pointing at the row as given.
     pub fn at_row(&self, error: Error) -> Error {
         error.with_index(|index| self.row_of(index))
@@ -173,11 +178,15 @@ impl Frame {
         let read = |given: &Kind| {
             given.safe_integer().ok_or_else(|| Error::InvalidSeq {
                 index: row,
+                line: None,
                 found: given.describe(),
             })
         };
         match (given, self.numbering) {
-            (Kind::Absent, Numbering::Given) => Err(Error::MissingSeq { index: row }),
+            (Kind::Absent, Numbering::Given) => Err(Error::MissingSeq {
+                index: row,
+                line: None,
+            }),
             (Kind::Absent, Numbering::Undecided) => {
                 self.numbering = Numbering::Index(1);
                 Ok(0)
@@ -194,6 +203,7 @@ impl Frame {
             }
             (given, Numbering::Index(_)) => Err(Error::InvalidSeq {
                 index: row,
+                line: None,
                 found: format!(
                     "{} in a seq-less log (its events have none)",
                     given.describe()
@@ -232,6 +242,7 @@ pub(crate) fn check_version(row: usize, header: &JsonValue) -> Result<(), Error>
     match version {
         Some(version) if version < OLDEST_FORMAT_VERSION => Err(Error::UnsupportedFormatVersion {
             index: row,
+            line: None,
             version,
         }),
         _ => Ok(()),

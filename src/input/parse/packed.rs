@@ -383,6 +383,7 @@ mod tests {
             err,
             Error::InvalidSeq {
                 index: 0,
+                line: None,
                 found: "the number 1.5".to_owned()
             }
         );

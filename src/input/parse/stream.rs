@@ -386,7 +386,14 @@ mod tests {
             &mut JsonInterner::default(),
             Framing::log_start(),
         ) {
-            Streamed::Read(rows) => Some(rows.map(|rows| rows.events)),
+            // The wasm layer places an error's row on its line by reading the text again.
+            Streamed::Read(rows) => Some(rows.map(|rows| rows.events).map_err(|error| {
+                super::super::row_lines::locate(
+                    error,
+                    text.as_bytes(),
+                    super::super::row_lines::Layout::Detect,
+                )
+            })),
             Streamed::NeedsWholeText => None,
         }
     }

@@ -29,6 +29,7 @@ impl RawEvent<'_> {
             RawEvent::NotObject(found) => {
                 return Err(Error::NotAnObject {
                     index,
+                    line: None,
                     found: found.describe(),
                 })
             }
@@ -132,7 +133,12 @@ pub(super) fn validate_surface_op(
     index: usize,
     seq: Seq,
 ) -> Result<Option<SurfaceOp>, Error> {
-    let invalid = |reason: String| Error::InvalidSurfaceOp { index, seq, reason };
+    let invalid = |reason: String| Error::InvalidSurfaceOp {
+        index,
+        line: None,
+        seq,
+        reason,
+    };
     match raw {
         RawSurfaceOp::Absent => Ok(None),
         RawSurfaceOp::Text(text) if text == "append" => Ok(Some(SurfaceOp::Append)),

@@ -293,8 +293,10 @@ async function read(conversation, source, settings) {
       if (!final) progress(false);
     }
   };
+  /** Set while the file is read again from its start to place a newest-first page's error. */
+  let placing;
   const progress = (done) => {
-    if (onProgress === undefined && onWindow === undefined) return;
+    if (placing !== undefined || (onProgress === undefined && onWindow === undefined)) return;
     const seconds = (performance.now() - started) / 1000;
     const report = { bytesRead, textBytes, events: conversation.length, seconds, done };
     report.bytesPerSecond = seconds > 0 ? bytesRead / seconds : 0;
@@ -304,16 +306,24 @@ async function read(conversation, source, settings) {
   };
 
   if (settings.newestFirst && isBlob(source) && (await readableNewestFirst(source, chunkBytes))) {
-    const tornTail = await readBackwards(conversation, source, settings, (bytes) => {
-      bytesRead += bytes;
-      textBytes += bytes;
-      progress(false);
-    });
-    const opened = { conversation, bytesRead, textBytes, compression: "none", newestFirst: true };
-    if (tornTail !== undefined) opened.tornTail = tornTail;
-    if (conversation.length === 0 && conversation.session === undefined) throw notASessionLog(textBytes);
-    progress(true);
-    return opened;
+    try {
+      const tornTail = await readBackwards(conversation, source, settings, (bytes) => {
+        bytesRead += bytes;
+        textBytes += bytes;
+        progress(false);
+      });
+      const opened = { conversation, bytesRead, textBytes, compression: "none", newestFirst: true };
+      if (tornTail !== undefined) opened.tornTail = tornTail;
+      if (conversation.length === 0 && conversation.session === undefined) throw notASessionLog(textBytes);
+      progress(true);
+      return opened;
+    } catch (error) {
+      // A page's error counts its rows and lines from the page's start: the file is read
+      // again from its start (into the emptied conversation), whose error is loadJson's.
+      if (error?.name !== "PromptfoldError" || (error.index === undefined && error.line === undefined)) throw error;
+      placing = error;
+      conversation.load([]);
+    }
   }
 
   const { chunks, stop } = chunksOf(source, chunkBytes);
@@ -346,6 +356,8 @@ async function read(conversation, source, settings) {
       opened.tornTail = { line: lineEnds + 1, bytes: tail };
     }
   }
+  // Read from the start without the error a page gave (not expected): that error stands.
+  if (placing !== undefined) throw placing;
   if (conversation.length === 0 && conversation.session === undefined) throw notASessionLog(textBytes);
   progress(true);
   return opened;

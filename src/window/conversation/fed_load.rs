@@ -61,9 +61,9 @@ impl Conversation {
         let rest = std::mem::take(&mut loaded.unfinished);
         let mut torn_tail = None;
         if let Some(rows) = loaded.last_line_rows(&rest, loaded.lines_read)? {
-            let lines = rows.lines;
+            let (lines, given) = (rows.lines, rows.given());
             torn_tail = loaded.apply(Call::Append, rows, has_more).ok()?.torn_tail;
-            loaded.text_read(Call::Append, lines);
+            loaded.text_read(Call::Append, lines, given);
         }
         loaded.has_more = has_more;
         let all_cards_added = self.analysis.card_count() == 0;
@@ -97,9 +97,9 @@ impl Conversation {
             if self.session.is_some() || self.numbering != Numbering::Undecided {
                 return None;
             }
-            let lines_before = self.lines_read;
+            let (lines_before, rows_before) = self.read_so_far();
             let loaded = self.load_pieces(next, self.has_more)?;
-            self.lines_read = self.lines_read.saturating_add(lines_before);
+            self.text_read(Call::Append, lines_before, rows_before);
             return Some(loaded);
         }
         let (before, numbering) = (self.appended_mark(), self.numbering);
@@ -108,7 +108,7 @@ impl Conversation {
             let change = self.walk_appended(&before).ok()?;
             Some((read, change))
         });
-        let Some(((lines, torn), mut change)) = change else {
+        let Some(((read, torn), mut change)) = change else {
             self.events.truncate(before.lines);
             self.numbering = numbering;
             return None;
@@ -117,7 +117,7 @@ impl Conversation {
             change.torn_tail = Some(tail);
             self.unfinished = text;
         }
-        self.text_read(Call::Append, lines);
+        self.text_read(Call::Append, read.lines, read.rows);
         Some(PieceLoad {
             change,
             all_cards_added: false,
@@ -128,7 +128,7 @@ impl Conversation {
     /// window's (the analysis does not walk them): the lines read, and a torn last line with
     /// its bytes. `None` at the first piece that fails.
     fn append_text(&mut self, next: &mut dyn FnMut(&mut [u8]) -> Piece) -> Option<AppendRead> {
-        let mut lines = 0;
+        let mut read = Read::default();
         // The incomplete last line of the pieces so far.
         let mut unfinished = Vec::new();
         read_pieces(next, &mut |piece| {
@@ -138,32 +138,36 @@ impl Conversation {
             let rest = copy_bytes(rest).ok()?;
             let framing = self.framing(Call::Feed, true);
             let rows = parse_fed_lines(&complete, &mut self.interner, framing).ok()?;
-            lines = self.take_rows(rows, lines)?;
+            read = self.take_rows(rows, read)?;
             unfinished = rest;
             Some(())
         })?;
-        let Some(mut rows) = self.last_line_rows(&unfinished, lines)? else {
-            return Some((lines, None));
+        let Some(mut rows) = self.last_line_rows(&unfinished, read.lines)? else {
+            return Some((read, None));
         };
         let torn = rows
             .torn_tail
             .take()
             .map(|tail| (tail, std::mem::take(&mut rows.torn_text)));
-        Some((self.take_rows(rows, lines)?, torn))
+        Some((self.take_rows(rows, read)?, torn))
     }
 
     /// Puts the events of `rows` after the window's, unless they do not follow them; returns
-    /// `lines` and the lines of `rows`.
-    fn take_rows(&mut self, rows: Rows, lines: usize) -> Option<usize> {
+    /// `read` and the lines and rows of `rows`.
+    fn take_rows(&mut self, rows: Rows, read: Read) -> Option<Read> {
         check_ascending(&rows.events, self.events.last().map(|event| event.seq)).ok()?;
         debug_assert!(
             rows.session.is_none(),
             "a header was read into a started window"
         );
+        let read = Read {
+            lines: read.lines.saturating_add(rows.lines),
+            rows: read.rows.saturating_add(rows.given()),
+        };
         self.events.try_reserve(rows.events.len()).ok()?;
         self.events.extend(rows.events);
         self.numbering = rows.numbering;
-        Some(lines.saturating_add(rows.lines))
+        Some(read)
     }
 
     /// Every chat card of the window, in chat order.
@@ -222,9 +226,16 @@ fn read_pieces(
     }
 }
 
-/// What the pieces of an append to a started window read: lines, and a torn last line with
-/// its bytes (kept for `feed`).
-type AppendRead = (usize, Option<(TornTail, Vec<u8>)>);
+/// What the pieces of an append to a started window read: lines and rows, and a torn last line
+/// with its bytes (kept for `feed`).
+type AppendRead = (Read, Option<(TornTail, Vec<u8>)>);
+
+/// Lines and rows of text read.
+#[derive(Clone, Copy, Default)]
+struct Read {
+    lines: usize,
+    rows: usize,
+}
 
 /// Whether `text` starts as JSON lines do: an object first (after a byte order mark and
 /// white space).
