@@ -8,11 +8,16 @@ use super::blocks::{first_string_special, BLOCK};
 use super::value::{JsonObject, JsonValue};
 
 mod keys;
+mod measure;
 mod repeat;
 pub(super) mod words;
 
 pub(crate) use keys::{key, key_code, Key, KeyCode, Members};
 use keys::{plain_code, runtime_key_code};
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) use measure::StringUnits;
+use measure::Unmeasured;
+pub(crate) use measure::{byte_units, escaped_units, Tally};
 #[cfg(any(test, feature = "wasm"))]
 pub(crate) use repeat::Memory;
 pub(crate) use repeat::{Remembered, SLOTS};
@@ -668,6 +673,14 @@ impl<'a> Reader<'a> {
     /// same errors at the same places, but walks nested arrays and objects in one loop (which
     /// kind each open container is sits in a bit set indexed by depth) instead of recursing.
     pub fn skip_value(&mut self) -> Step<()> {
+        self.walk_value(&mut Unmeasured)
+    }
+
+    /// Checks and skips one value as [`Reader::skip_value`] does, with the same errors at the
+    /// same places, telling `tally` each part of it as it is taken (so that the value can be
+    /// measured in the same pass).
+    #[inline(always)]
+    pub fn walk_value<T: Tally>(&mut self, tally: &mut T) -> Step<()> {
         let base = self.depth;
         loop {
             // A value is due at the cursor.
@@ -681,24 +694,32 @@ impl<'a> Reader<'a> {
                         let shift = depth % 64;
                         *bits = (*bits & !(1u64 << shift)) | (u64::from(is_object) << shift);
                     }
+                    tally.punct(open);
                     let close = if is_object { b'}' } else { b']' };
                     if self.peek() == Some(close) {
                         self.advance(1);
                         self.leave();
+                        tally.punct(close);
                     } else {
                         if is_object {
-                            self.member_key()?;
+                            self.member_key(tally)?;
                         }
                         continue;
                     }
                 }
-                Some(b'"') => self.skip_string()?,
+                Some(b'"') => tally.string(self)?,
                 Some(b't' | b'f') => {
-                    self.boolean()?;
+                    let length = if self.boolean()? { 4 } else { 5 };
+                    tally.literal(length);
                 }
-                Some(b'n') => self.null()?,
+                Some(b'n') => {
+                    self.null()?;
+                    tally.literal(4);
+                }
                 _ => {
+                    let start = self.pos;
                     self.scan_number()?;
+                    tally.number(self.bytes().get(start..self.pos).unwrap_or_default());
                 }
             }
             // A value ended: close containers until one has another item, or `base` is back.
@@ -719,17 +740,19 @@ impl<'a> Reader<'a> {
                 match self.peek() {
                     Some(b',') => {
                         self.advance(1);
+                        tally.punct(b',');
                         if self.peek() == Some(close) {
                             return self.fail("trailing comma");
                         }
                         if is_object {
-                            self.member_key()?;
+                            self.member_key(tally)?;
                         }
                         break;
                     }
                     Some(byte) if byte == close => {
                         self.advance(1);
                         self.leave();
+                        tally.punct(close);
                     }
                     _ => return self.fail(message),
                 }
@@ -738,12 +761,14 @@ impl<'a> Reader<'a> {
     }
 
     /// Checks and skips an object member's key and its `:`, as [`Reader::next_key`] reads them.
-    fn member_key(&mut self) -> Step<()> {
+    fn member_key<T: Tally>(&mut self, tally: &mut T) -> Step<()> {
         if self.peek() != Some(b'"') {
             return self.fail("expected a string key");
         }
-        self.skip_string()?;
-        self.colon()
+        tally.string(self)?;
+        self.colon()?;
+        tally.punct(b':');
+        Ok(())
     }
 
     /// Checks and skips one value, returning its text as written.
