@@ -3,6 +3,7 @@
 //! a block, then scans it, for its size) checks a string while it counts its UTF-16 code units
 //! and the length `JSON.stringify` writes for it.
 
+#[cfg(not(target_arch = "wasm32"))]
 use super::{Reader, Step};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::input::json::blocks::{plain_units, UNITS_BLOCK};
@@ -10,6 +11,7 @@ use crate::input::json::blocks::{plain_units, UNITS_BLOCK};
 use crate::input::json::reader::words::is_string_special;
 
 /// What [`Reader::walk_value`] reports of the value it checks, in the order of the text.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) trait Tally {
     /// Checks and skips the string (a value or a key) at the cursor, which is on its `"`, as
     /// [`Reader::skip_string`] does.
@@ -26,8 +28,10 @@ pub(crate) trait Tally {
 }
 
 /// The tally of a value only checked ([`Reader::skip_value`]).
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) struct Unmeasured;
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Tally for Unmeasured {
     #[inline(always)]
     fn string(&mut self, reader: &mut Reader<'_>) -> Step<()> {
