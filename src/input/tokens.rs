@@ -14,8 +14,14 @@
 //! numbers written the way JavaScript writes them). This lives with the input because it reads
 //! JSON text: the fold only ever sums the numbers.
 
-use crate::input::json::blocks::{plain_units, UNITS_BLOCK};
-use crate::input::json::reader::{Reader, Step};
+use crate::input::json::reader::{byte_units, Reader, Step};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::input::json::reader::{StringUnits, Tally};
+
+mod scan;
+use scan::scan_json;
+#[cfg(any(test, target_arch = "wasm32"))]
+use scan::{block_tokens, scan_string};
 
 /// Tokens of a run of `units` UTF-16 code units: `ceil(units / 4)`.
 pub(crate) fn units_tokens(units: usize) -> u32 {
@@ -69,7 +75,6 @@ fn word_of(chunk: &[u8]) -> u64 {
     <[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes)
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// The UTF-16 code units the eight UTF-8 bytes of `word` stand for (see [`byte_units`]): eight
@@ -85,26 +90,6 @@ fn word_units(word: u64) -> usize {
     8usize
         .saturating_add(four.count_ones() as usize)
         .saturating_sub(continuation.count_ones() as usize)
-}
-
-/// Whether one of the eight bytes of `word` is `"` or `\` (in checked JSON text, the only
-/// bytes a string's plain run stops at).
-#[inline]
-fn has_quote_or_backslash(word: u64) -> bool {
-    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
-    let quote = word ^ ONES.wrapping_mul(u64::from(b'"'));
-    let backslash = word ^ ONES.wrapping_mul(u64::from(b'\\'));
-    (zero_byte(quote) | zero_byte(backslash)) & HIGHS != 0
-}
-
-/// The UTF-16 code units a UTF-8 byte stands for: a lead byte of four its two, any other lead
-/// byte one, a continuation byte none.
-fn byte_units(byte: u8) -> usize {
-    match byte {
-        0x80..=0xBF => 0,
-        0xF0..=0xFF => 2,
-        _ => 1,
-    }
 }
 
 /// What the token meter counts of a system message's content blocks: a text block (a string
@@ -154,16 +139,41 @@ pub(crate) fn read_content_tokens(reader: &mut Reader<'_>) -> Step<u32> {
             let mut tokens = 0u32;
             let mut array = reader.begin_array()?;
             while reader.next_element(&mut array)? {
-                tokens = tokens.saturating_add(block_tokens(reader.raw_value()?));
+                tokens = tokens.saturating_add(read_block_tokens(reader)?);
             }
             Ok(tokens)
         }
-        Some(b'"') => {
-            let raw = reader.raw_value()?;
-            Ok(text_block_tokens(scan_string(raw.as_bytes(), 0).decoded))
-        }
+        Some(b'"') => Ok(text_block_tokens(read_string_units(reader)?)),
         _ => reader.skip_value().map(|()| 0),
     }
+}
+
+/// Reads a content block and returns its tokens: natively checked and measured in one pass.
+#[cfg(not(target_arch = "wasm32"))]
+fn read_block_tokens(reader: &mut Reader<'_>) -> Step<u32> {
+    let mut measure = Measure::default();
+    reader.walk_value(&mut measure)?;
+    Ok(measure.block_tokens())
+}
+
+/// Reads a content block and returns its tokens: in the wasm module checked, then scanned (see
+/// [`scan`]).
+#[cfg(target_arch = "wasm32")]
+fn read_block_tokens(reader: &mut Reader<'_>) -> Step<u32> {
+    Ok(block_tokens(reader.raw_value()?))
+}
+
+/// Reads a string and returns its length in UTF-16 code units once decoded.
+#[cfg(not(target_arch = "wasm32"))]
+fn read_string_units(reader: &mut Reader<'_>) -> Step<usize> {
+    reader.string_units().map(|string| string.decoded)
+}
+
+/// Reads a string and returns its length in UTF-16 code units once decoded (checked, then
+/// scanned, in the wasm module).
+#[cfg(target_arch = "wasm32")]
+fn read_string_units(reader: &mut Reader<'_>) -> Step<usize> {
+    Ok(scan_string(reader.raw_value()?.as_bytes(), 0).decoded)
 }
 
 /// The members of a block the heuristic reads, as scanned.
@@ -187,21 +197,26 @@ enum BlockKind {
 }
 
 /// Which member of a block a value belongs to.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
 enum Member {
     Type,
     Text,
     Name,
     Arguments,
+    #[default]
     Other,
 }
 
-/// Tokens of one content block given as checked JSON text.
-pub(crate) fn block_tokens(raw: &str) -> u32 {
-    let bytes = raw.as_bytes();
-    let mut members = BlockMembers::default();
-    let units = scan_json(bytes, Some(&mut members));
-    if bytes.first() != Some(&b'{') {
+/// The `JSON.stringify` length of a checked JSON value's text.
+#[cfg(test)]
+pub(crate) fn json_units(raw: &str) -> usize {
+    scan_json(raw.as_bytes(), None)
+}
+
+/// The tokens of a content block: `object` whether it is an object, `units` its JSON length and
+/// `members` the members the heuristic reads.
+fn tokens_of(object: bool, units: usize, members: &BlockMembers) -> u32 {
+    if !object {
         return units_tokens(units).saturating_add(4);
     }
     match (members.kind, members.text) {
@@ -213,90 +228,103 @@ pub(crate) fn block_tokens(raw: &str) -> u32 {
     }
 }
 
-/// The `JSON.stringify` length of a checked JSON value's text.
-#[cfg(test)]
-pub(crate) fn json_units(raw: &str) -> usize {
-    scan_json(raw.as_bytes(), None)
+/// A JSON value measured part by part, as [`Reader::walk_value`] checks it or [`scan_json`]
+/// scans it: the length of what `JSON.stringify` writes for it (duplicate keys are counted as
+/// written, where `JSON.parse` keeps one), and the top-level members the heuristic reads.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Default)]
+struct Measure {
+    units: usize,
+    depth: usize,
+    /// Whether the value is an object.
+    object: bool,
+    /// At depth 1: whether the next string is a key, the member whose value is being read,
+    /// where its value started and its length when it is a string.
+    key_due: bool,
+    member: Member,
+    value_start: usize,
+    value_string: Option<usize>,
+    members: BlockMembers,
 }
 
-/// Scans checked JSON text and returns the length of what `JSON.stringify` writes for it
-/// (duplicate keys are counted as written, where `JSON.parse` keeps one). With `members`, also
-/// reads the top-level members the heuristic needs.
-fn scan_json(bytes: &[u8], mut members: Option<&mut BlockMembers>) -> usize {
-    let (mut at, mut units, mut depth) = (0usize, 0usize, 0usize);
-    // At depth 1: whether the next string is a key, the member whose value is being read and
-    // where its value started.
-    let mut key_due = false;
-    let mut member = Member::Other;
-    let mut value_start = 0usize;
-    let mut value_string: Option<usize> = None;
-    while let Some(&byte) = bytes.get(at) {
-        match byte {
-            b'{' | b'[' => {
-                depth = depth.saturating_add(1);
-                key_due = depth == 1 && byte == b'{';
-                units = units.saturating_add(1);
-                at = at.saturating_add(1);
-            }
-            b'}' | b']' | b',' => {
-                if depth == 1 {
-                    if let Some(members) = members.as_deref_mut() {
-                        let value_units = units.saturating_sub(value_start);
-                        record(members, member, value_string, value_units);
-                    }
-                    member = Member::Other;
-                    value_string = None;
-                    key_due = byte == b',';
-                }
-                if byte != b',' {
-                    depth = depth.saturating_sub(1);
-                }
-                units = units.saturating_add(1);
-                at = at.saturating_add(1);
-            }
-            b':' => {
-                units = units.saturating_add(1);
-                if depth == 1 {
-                    value_start = units;
-                }
-                at = at.saturating_add(1);
-            }
-            b'"' => {
-                let string = scan_string(bytes, at);
-                let inner = bytes
-                    .get(at.saturating_add(1)..string.end)
-                    .unwrap_or_default();
-                if depth == 1 && key_due {
-                    member = member_of(inner, string.escaped);
-                    key_due = false;
-                } else if depth == 1 {
-                    value_string = Some(string.decoded);
-                    if member == Member::Type {
-                        if let Some(members) = members.as_deref_mut() {
-                            members.kind = kind_of(inner, string.escaped);
-                        }
-                    }
-                }
-                units = units.saturating_add(string.written).saturating_add(2);
-                at = string.end.saturating_add(1);
-            }
-            b' ' | b'\t' | b'\n' | b'\r' => at = at.saturating_add(1),
-            b't' | b'f' | b'n' => {
-                let length = match byte {
-                    b't' | b'n' => 4,
-                    _ => 5,
-                };
-                units = units.saturating_add(length);
-                at = at.saturating_add(length);
-            }
-            _ => {
-                let end = number_end(bytes, at);
-                units = units.saturating_add(number_units(bytes.get(at..end).unwrap_or_default()));
-                at = end.max(at.saturating_add(1));
+#[cfg(not(target_arch = "wasm32"))]
+impl Measure {
+    /// The tokens of the value as a content block.
+    fn block_tokens(&self) -> u32 {
+        tokens_of(self.object, self.units, &self.members)
+    }
+
+    /// A string of the value: `inner` its text between the quotes, as written.
+    fn add_string(&mut self, decoded: usize, written: usize, inner: &[u8], escaped: bool) {
+        if self.depth == 1 && self.key_due {
+            self.member = member_of(inner, escaped);
+            self.key_due = false;
+        } else if self.depth == 1 {
+            self.value_string = Some(decoded);
+            if self.member == Member::Type {
+                self.members.kind = kind_of(inner, escaped);
             }
         }
+        self.units = self.units.saturating_add(written).saturating_add(2);
     }
-    units
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Tally for Measure {
+    fn string(&mut self, reader: &mut Reader<'_>) -> Step<()> {
+        let StringUnits {
+            decoded,
+            written,
+            escaped,
+            inner,
+        } = reader.string_units()?;
+        self.add_string(decoded, written, inner, escaped);
+        Ok(())
+    }
+
+    fn punct(&mut self, byte: u8) {
+        match byte {
+            b'{' | b'[' => {
+                if self.depth == 0 {
+                    self.object = byte == b'{';
+                }
+                self.depth = self.depth.saturating_add(1);
+                self.key_due = self.depth == 1 && byte == b'{';
+            }
+            b'}' | b']' | b',' => {
+                if self.depth == 1 {
+                    let value_units = self.units.saturating_sub(self.value_start);
+                    record(
+                        &mut self.members,
+                        self.member,
+                        self.value_string,
+                        value_units,
+                    );
+                    self.member = Member::Other;
+                    self.value_string = None;
+                    self.key_due = byte == b',';
+                }
+                if byte != b',' {
+                    self.depth = self.depth.saturating_sub(1);
+                }
+            }
+            b':' => {
+                if self.depth == 1 {
+                    self.value_start = self.units.saturating_add(1);
+                }
+            }
+            _ => debug_assert!(false, "not a punctuation byte: {byte}"),
+        }
+        self.units = self.units.saturating_add(1);
+    }
+
+    fn literal(&mut self, length: usize) {
+        self.units = self.units.saturating_add(length);
+    }
+
+    fn number(&mut self, text: &[u8]) {
+        self.units = self.units.saturating_add(number_units(text));
+    }
 }
 
 /// Keeps what a finished top-level member says.
@@ -365,120 +393,6 @@ fn kind_of(inner: &[u8], escaped: bool) -> BlockKind {
     } else {
         BlockKind::Other
     }
-}
-
-/// A scanned string.
-struct ScannedString {
-    /// Its length in UTF-16 code units once decoded.
-    decoded: usize,
-    /// The length `JSON.stringify` writes between the quotes.
-    written: usize,
-    /// The index of its closing quote (or the end of the text).
-    end: usize,
-    /// Whether it holds an escape.
-    escaped: bool,
-}
-
-/// Scans the checked JSON string whose opening quote is at `start`.
-fn scan_string(bytes: &[u8], start: usize) -> ScannedString {
-    let mut at = start.saturating_add(1);
-    let (mut decoded, mut written, mut escaped) = (0usize, 0usize, false);
-    // Whether the last unit was a high surrogate written as an escape (counted as 6 so far).
-    let mut high = false;
-    while let Some(&byte) = bytes.get(at) {
-        match byte {
-            b'"' => break,
-            b'\\' => {
-                escaped = true;
-                let escape = bytes.get(at.saturating_add(1)).copied();
-                at = at.saturating_add(2);
-                decoded = decoded.saturating_add(1);
-                if escape != Some(b'u') {
-                    high = false;
-                    let length = if escape == Some(b'/') { 1 } else { 2 };
-                    written = written.saturating_add(length);
-                    continue;
-                }
-                let code = bytes
-                    .get(at..at.saturating_add(4))
-                    .and_then(|hex| std::str::from_utf8(hex).ok())
-                    .and_then(|hex| u16::from_str_radix(hex, 16).ok())
-                    .unwrap_or(0);
-                at = at.saturating_add(4);
-                match code {
-                    0xDC00..=0xDFFF if high => {
-                        // A pair: both halves are written as they are.
-                        written = written.saturating_sub(6).saturating_add(2);
-                        high = false;
-                    }
-                    0xD800..=0xDBFF => {
-                        written = written.saturating_add(6);
-                        high = true;
-                    }
-                    _ => {
-                        high = false;
-                        written = written.saturating_add(escaped_units(code));
-                    }
-                }
-            }
-            _ => {
-                high = false;
-                // A block, then eight bytes at a time while none ends the run (a checked string
-                // holds no control byte): their units are written as they are.
-                let (run, mut units) = (at, 0usize);
-                while let Some(block) = at
-                    .checked_add(UNITS_BLOCK)
-                    .and_then(|end| bytes.get(at..end))
-                {
-                    let (length, block_units) = plain_units(block);
-                    units = units.saturating_add(block_units);
-                    at = at.saturating_add(length);
-                    if length < UNITS_BLOCK {
-                        break;
-                    }
-                }
-                while let Some(chunk) = at.checked_add(8).and_then(|end| bytes.get(at..end)) {
-                    let word = word_of(chunk);
-                    if has_quote_or_backslash(word) {
-                        break;
-                    }
-                    units = units.saturating_add(word_units(word));
-                    at = at.saturating_add(8);
-                }
-                if at == run {
-                    units = byte_units(byte);
-                    at = at.saturating_add(1);
-                }
-                decoded = decoded.saturating_add(units);
-                written = written.saturating_add(units);
-            }
-        }
-    }
-    ScannedString {
-        decoded,
-        written,
-        end: at,
-        escaped,
-    }
-}
-
-/// The length `JSON.stringify` writes for the BMP code unit `code` (not a high surrogate).
-fn escaped_units(code: u16) -> usize {
-    match code {
-        0x22 | 0x5C | 0x08 | 0x0C | 0x0A | 0x0D | 0x09 => 2,
-        0x00..=0x1F | 0xDC00..=0xDFFF => 6,
-        _ => 1,
-    }
-}
-
-/// The end of the number starting at `start`.
-fn number_end(bytes: &[u8], start: usize) -> usize {
-    let rest = bytes.get(start..).unwrap_or_default();
-    let length = rest
-        .iter()
-        .position(|byte| !matches!(byte, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
-        .unwrap_or(rest.len());
-    start.saturating_add(length)
 }
 
 /// The length JavaScript writes for a JSON number's text.
@@ -619,6 +533,207 @@ mod tests {
             block_tokens(r#"{"t\u0079pe":"te\u0078t","te\u0078t":"ab"}"#),
             5
         );
+    }
+
+    /// A little generator of JSON text: values of every kind, escapes of every kind (pairs and
+    /// lone surrogates), multi-byte text, whitespace, and strings long enough for the block loops.
+    struct Texts(u64);
+
+    impl Texts {
+        fn next(&mut self, below: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % below as u64) as usize
+        }
+
+        fn space(&mut self, out: &mut String) {
+            out.push_str([" ", "", "", "\n\t ", "\r\n"][self.next(5)]);
+        }
+
+        fn string(&mut self, out: &mut String) {
+            const PIECES: [&str; 18] = [
+                "a",
+                "type",
+                "text",
+                "é",
+                "日本",
+                "😀",
+                "\\\"",
+                "\\\\",
+                "\\/",
+                "\\n",
+                "\\u0001",
+                "\\u00e9",
+                "\\ud83d\\ude00",
+                "\\ud800",
+                "\\udc00x",
+                "\\u0041",
+                "tool-call",
+                "0123456789abcdefghij",
+            ];
+            out.push('"');
+            for _ in 0..self.next(12) {
+                out.push_str(PIECES[self.next(PIECES.len())]);
+            }
+            out.push('"');
+        }
+
+        fn value(&mut self, out: &mut String, depth: usize) {
+            self.space(out);
+            match self.next(if depth > 3 { 4 } else { 6 }) {
+                0 => self.string(out),
+                1 => out.push_str(["true", "false", "null"][self.next(3)]),
+                2 => out.push_str(
+                    ["0", "-12", "3.50", "1e3", "123456789012345678", "-0"][self.next(6)],
+                ),
+                3 => {
+                    // A block-like object: the members the heuristic reads, with any values.
+                    out.push('{');
+                    for index in 0..self.next(5) {
+                        if index > 0 {
+                            out.push(',');
+                        }
+                        let key = [
+                            "\"type\"",
+                            "\"text\"",
+                            "\"name\"",
+                            "\"arguments\"",
+                            "\"t\\u0079pe\"",
+                        ];
+                        out.push_str(key[self.next(key.len())]);
+                        self.space(out);
+                        out.push(':');
+                        if self.next(2) == 0 {
+                            out.push_str(
+                                ["\"text\"", "\"tool-call\"", "\"reasoning\""][self.next(3)],
+                            );
+                        } else {
+                            self.value(out, depth + 1);
+                        }
+                    }
+                    out.push('}');
+                }
+                4 => {
+                    out.push('[');
+                    for index in 0..self.next(4) {
+                        if index > 0 {
+                            out.push(',');
+                        }
+                        self.value(out, depth + 1);
+                    }
+                    out.push(']');
+                }
+                _ => {
+                    out.push('{');
+                    for index in 0..self.next(4) {
+                        if index > 0 {
+                            out.push(',');
+                        }
+                        self.string(out);
+                        out.push(':');
+                        self.value(out, depth + 1);
+                    }
+                    out.push('}');
+                }
+            }
+            self.space(out);
+        }
+    }
+
+    /// Checks and measures `text` in one pass: the reader's result, error and cursor, and the
+    /// block's figures.
+    fn walked(
+        text: &str,
+    ) -> (
+        Step<()>,
+        Option<crate::input::json::reader::SyntaxError>,
+        usize,
+        u32,
+        usize,
+    ) {
+        let mut reader = Reader::new(text);
+        let mut measure = Measure::default();
+        let step = reader.walk_value(&mut measure);
+        let error = step.is_err().then(|| reader.error().clone());
+        (
+            step,
+            error,
+            reader.position(),
+            measure.block_tokens(),
+            measure.units,
+        )
+    }
+
+    #[test]
+    fn one_pass_measures_what_the_scan_of_checked_text_measures() {
+        let mut texts = Texts(0x2545_f491_4f6c_dd1d);
+        for _ in 0..4000 {
+            let mut text = String::new();
+            texts.value(&mut text, 0);
+            let (step, _, end, tokens, units) = walked(&text);
+            assert_eq!(step, Ok(()), "{text}");
+            let raw = text.trim_matches([' ', '\n', '\t', '\r']);
+            assert_eq!(end, text.trim_end().len(), "{text}");
+            assert_eq!(
+                (tokens, units),
+                (block_tokens(raw), json_units(raw)),
+                "{text}"
+            );
+            if raw.starts_with('"') {
+                let mut reader = Reader::new(raw);
+                let string = reader.string_units().unwrap();
+                let scanned = scan_string(raw.as_bytes(), 0);
+                assert_eq!(
+                    (string.decoded, string.written),
+                    (scanned.decoded, scanned.written)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn one_pass_fails_where_the_check_alone_fails() {
+        let mut texts = Texts(0x9e37_79b9_7f4a_7c15);
+        let bytes = [
+            b'"', b'\\', b'u', b'}', b']', b',', b':', b'x', b'1', b'\x01', b' ',
+        ];
+        let mut failures = 0;
+        for _ in 0..3000 {
+            let mut text = String::new();
+            texts.value(&mut text, 0);
+            // Cut short, or one ASCII byte replaced (the text stays UTF-8).
+            let mut broken = text.clone().into_bytes();
+            let at = texts.next(broken.len().max(1));
+            if texts.next(3) == 0 {
+                broken.truncate(at);
+            } else if broken.get(at).is_some_and(u8::is_ascii) {
+                broken[at] = bytes[texts.next(bytes.len())];
+            }
+            let Ok(broken) = String::from_utf8(broken) else {
+                continue;
+            };
+            let mut reader = Reader::new(&broken);
+            let step = reader.skip_value();
+            let error = step.is_err().then(|| reader.error().clone());
+            let (one_pass, one_pass_error, end, _, _) = walked(&broken);
+            assert_eq!(
+                (one_pass, one_pass_error, end),
+                (step, error, reader.position()),
+                "{broken}"
+            );
+            failures += usize::from(step.is_err());
+            // A string alone: `string_units` checks what `skip_string` checks.
+            if broken.trim_start().starts_with('"') {
+                let (mut checked, mut measured) = (Reader::new(&broken), Reader::new(&broken));
+                let step = checked.skip_string();
+                let measured_step = measured.string_units().map(|_| ());
+                assert_eq!(measured_step, step, "{broken}");
+                assert_eq!(measured.error(), checked.error(), "{broken}");
+                assert_eq!(measured.position(), checked.position(), "{broken}");
+            }
+        }
+        assert!(failures > 500, "too few broken texts: {failures}");
     }
 
     fn system_tokens(texts: &[&str], blocks: &[&str]) -> u32 {

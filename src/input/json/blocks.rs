@@ -79,18 +79,6 @@ pub(crate) fn first_string_special(block: &[u8]) -> Option<usize> {
     (specials != 0).then_some((specials.trailing_zeros() / 8) as usize)
 }
 
-/// The high bit of each byte of `word` that is `"` or `\`, and perhaps of some bytes after the
-/// first such byte, never of one before it (see [`string_specials`]).
-#[cfg(not(target_feature = "simd128"))]
-#[inline]
-fn quotes_or_backslashes(word: u64) -> u64 {
-    let ones = HIGHS >> 7;
-    let zero_byte = |x: u64| x.wrapping_sub(ones) & !x;
-    let quote = word ^ ones.wrapping_mul(u64::from(b'"'));
-    let backslash = word ^ ones.wrapping_mul(u64::from(b'\\'));
-    (zero_byte(quote) | zero_byte(backslash)) & HIGHS
-}
-
 /// The UTF-16 code units the bytes of `word` whose high bit is in `kept` stand for, less one
 /// per byte: plus one per lead byte of four (`11110xxx`), less one per continuation byte
 /// (`10xxxxxx`). At most 8 either way.
@@ -105,14 +93,15 @@ fn extra_units(word: u64, kept: u64) -> (usize, usize) {
     (count(four), count(continuation))
 }
 
-/// How many of the sixteen bytes of `block` come before its first `"` or `\\` (sixteen when it
-/// has none), and the UTF-16 code units those bytes stand for in checked UTF-8: one per byte,
-/// less one per continuation byte (`10xxxxxx`), plus one per lead byte of four (`11110xxx`).
+/// How many of the sixteen bytes of `block` come before its first `"`, `\\` or control character
+/// (sixteen when it has none), and the UTF-16 code units those bytes stand for in UTF-8: one per
+/// byte, less one per continuation byte (`10xxxxxx`), plus one per lead byte of four
+/// (`11110xxx`).
 #[cfg(not(target_feature = "simd128"))]
 #[inline]
 pub(crate) fn plain_units(block: &[u8]) -> (usize, usize) {
     let (low, high) = words(block);
-    let (low_stops, high_stops) = (quotes_or_backslashes(low), quotes_or_backslashes(high));
+    let (low_stops, high_stops) = (string_specials(low), string_specials(high));
     if (low_stops | high_stops | ((low | high) & HIGHS)) == 0 {
         return (UNITS_BLOCK, UNITS_BLOCK);
     }
@@ -135,8 +124,10 @@ pub(crate) fn plain_units(block: &[u8]) -> (usize, usize) {
 }
 
 /// How many of the sixteen bytes of `block` come before its first `"` or `\\` (sixteen when it
-/// has none), and the UTF-16 code units those bytes stand for in checked UTF-8: one per byte,
-/// less one per continuation byte (`10xxxxxx`), plus one per lead byte of four (`11110xxx`).
+/// has none), and the UTF-16 code units those bytes stand for in UTF-8: one per byte, less one
+/// per continuation byte (`10xxxxxx`), plus one per lead byte of four (`11110xxx`). The wasm
+/// module measures only checked text, whose strings hold no control character, so it does not
+/// stop at one as the native form does.
 #[cfg(target_feature = "simd128")]
 #[inline]
 pub(crate) fn plain_units(block: &[u8]) -> (usize, usize) {
