@@ -3,7 +3,7 @@
 
 use promptfold::{CacheEntry, CacheSummary};
 
-/// The causes of a break, in the ledger's order (SPEC 11 item 3); one report column each.
+/// The causes of a break, in the ledger's order (docs/cache.md, "Causes"); one report column each.
 pub const CAUSES: [&str; 8] = [
     "route",
     "tools",

@@ -294,6 +294,7 @@ pub fn read_session<R: Reader>(
     let mut problem_after = stopped;
     if !conversation.unfinished_line().is_empty() {
         let torn = conversation.unfinished_line().len();
+        let unfinished_binary = TailBytes::of(conversation.unfinished_line());
         // A last line without its line end: complete JSON is a row, anything else a torn tail.
         match conversation.feed(b"\n".as_slice()) {
             Ok(_) => {}
@@ -301,7 +302,7 @@ pub fn read_session<R: Reader>(
                 problem_after.get_or_insert_with(|| {
                     problem(
                         ProblemKind::TornTail,
-                        format!("the last line ({torn} bytes) is cut short"),
+                        torn_tail_reason(torn, &unfinished_binary),
                         true,
                     )
                 });
@@ -416,5 +417,42 @@ fn feed_problem(conversation: &impl Reader, error: &promptfold::Error, path: &st
         kind,
         reason: format!("{} ({})", error, error.code()),
         reported: false,
+    }
+}
+
+/// What a torn last line holds besides text: NUL bytes (what a crash or a full disk can leave at
+/// a file's end) or other binary bytes. The library reads either as a torn tail (the rows
+/// before it load); the command says which, so a damaged file is not taken for a live writer.
+enum TailBytes {
+    Text,
+    Nul,
+    Binary,
+}
+
+impl TailBytes {
+    fn of(line: &[u8]) -> TailBytes {
+        if line.contains(&0) {
+            TailBytes::Nul
+        } else if line
+            .iter()
+            .any(|&byte| (byte < 0x20 && byte != b'\t' && byte != b'\r') || byte == 0x7f)
+        {
+            TailBytes::Binary
+        } else {
+            TailBytes::Text
+        }
+    }
+}
+
+/// The reason given for a torn last line of `bytes` bytes.
+fn torn_tail_reason(bytes: usize, tail: &TailBytes) -> String {
+    match tail {
+        TailBytes::Text => format!("the last line ({bytes} bytes) is cut short"),
+        TailBytes::Nul => format!(
+            "the last line ({bytes} bytes) is cut short and holds NUL bytes (a crash or a full disk can leave them)"
+        ),
+        TailBytes::Binary => {
+            format!("the last line ({bytes} bytes) is cut short and holds binary data")
+        }
     }
 }

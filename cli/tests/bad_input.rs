@@ -620,3 +620,38 @@ fn a_path_with_no_session_log_is_named_and_a_run_that_found_none_exits_3() {
     assert_eq!(filtered.code, 0, "{}", filtered.stderr);
     assert_eq!(filtered.stderr, "");
 }
+
+#[test]
+fn a_torn_last_line_of_nul_or_binary_bytes_is_named_and_the_rows_before_it_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut nul = example("session.jsonl");
+    nul.extend_from_slice(&[0; 16]);
+    put(dir.path(), "nul.jsonl", &nul);
+    let mut binary = example("session.jsonl");
+    binary.extend_from_slice(b"{\"seq\": 9\x01\x02\x1b");
+    put(dir.path(), "binary.jsonl", &binary);
+    let mut text = example("session.jsonl");
+    text.extend_from_slice(b"{\"seq\": 9, \"type\"");
+    put(dir.path(), "text.jsonl", &text);
+
+    for (file, words) in [
+        ("nul.jsonl", "(16 bytes) is cut short and holds NUL bytes"),
+        (
+            "binary.jsonl",
+            "(12 bytes) is cut short and holds binary data",
+        ),
+        ("text.jsonl", "(17 bytes) is cut short"),
+    ] {
+        let out = run_in(dir.path(), &["show", file, "--json"]);
+        assert_eq!(out.code, 0, "{file}: {}", out.stderr);
+        let shown: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(shown["problem"]["kind"], "torn-tail", "{file}");
+        let reason = shown["problem"]["reason"].as_str().unwrap_or_default();
+        assert!(reason.contains(words), "{file}: {reason}");
+        assert_eq!(
+            reason.contains("holds"),
+            file != "text.jsonl",
+            "{file}: {reason}"
+        );
+    }
+}
