@@ -26,8 +26,7 @@ pub struct CacheOptions {
     pub cache_ttl_ms: Option<f64>,
 }
 
-/// Prices per model (by the route's `config.model`), with a default for the others. Built
-/// from `Prices::default()` with [`Prices::with_default`] and [`Prices::with_model`].
+/// Prices per model (by the route's `config.model`), with a default for the others.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[non_exhaustive]
@@ -45,8 +44,7 @@ pub struct Prices {
     pub models: Option<BTreeMap<String, TokenPrices>>,
 }
 
-/// Prices of one model, per million tokens. Built by [`TokenPrices::new`] (and
-/// [`TokenPrices::with_cache_write`]).
+/// Prices of one model, per million tokens.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
@@ -65,6 +63,7 @@ pub struct TokenPrices {
     pub output: f64,
 }
 
+/// Rust builds them with [`TokenPrices::new`] (and [`TokenPrices::with_cache_write`]).
 impl TokenPrices {
     /// The prices of uncached input, cache reads and output, with cache writes at the input
     /// price (no `cache_write`).
@@ -91,6 +90,8 @@ impl TokenPrices {
     }
 }
 
+/// Rust builds them from `Prices::default()` with [`Prices::with_default`] and
+/// [`Prices::with_model`].
 impl Prices {
     /// These prices with `default` set: the prices of a model without an entry.
     pub fn with_default(self, default: Option<TokenPrices>) -> Prices {
