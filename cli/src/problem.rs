@@ -53,6 +53,29 @@ pub struct Problem {
     pub reported: bool,
 }
 
+impl Problem {
+    /// The problem of the only file a command was given: no outcome in brackets, since there is
+    /// no batch for the file to be skipped from.
+    pub fn alone(&self) -> impl std::fmt::Display + '_ {
+        Alone(self)
+    }
+}
+
+/// A problem written without its outcome in a batch (see [`Problem::alone`]).
+struct Alone<'a>(&'a Problem);
+
+impl std::fmt::Display for Alone<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: {}: {}",
+            printable(&self.0.path),
+            self.0.kind.name(),
+            printable(&self.0.reason)
+        )
+    }
+}
+
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let outcome = if self.reported {

@@ -323,7 +323,7 @@ pub fn run(args: &ShowArgs, options: &promptfold::CacheOptions) -> Result<bool, 
             return Ok(false);
         }
         Outcome::Failed(problem) => {
-            eprintln!("promptfold: {problem}");
+            eprintln!("promptfold: {}", problem.alone());
             return Ok(false);
         }
     };

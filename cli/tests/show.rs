@@ -156,6 +156,14 @@ fn show_format2_is_refused() {
     assert_eq!(out.code, 1);
     assert!(out.stdout.is_empty());
     assert!(out.stderr.contains("unsupported-version"), "{}", out.stderr);
+    // One file given: there is no batch to skip it from.
+    assert!(!out.stderr.contains("skipped"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("examples/sessions/format2.jsonl: unsupported-version: "),
+        "{}",
+        out.stderr
+    );
 }
 
 /// The text output of the example session, checked by hand against SPEC 11's rules (see
