@@ -216,7 +216,8 @@ pub(crate) trait LedgerSink {
     /// its `causes` empty), its route, the key of `prices.models` its cost used (the cost's
     /// `model`) and its causes (each of which it may move out: the ledger makes the next entry
     /// afresh and clears the list after). By reference, so that a sink that only reads the
-    /// entry does not copy it.
+    /// entry does not copy it; the ledger fills the same entry for the next request, so a sink
+    /// leaves its route absent and its causes empty (taking the whole entry does).
     fn entry(
         &mut self,
         entry: &mut CacheEntry,
@@ -273,6 +274,9 @@ pub(crate) fn ledger_into(
     let mut causes: Vec<CacheCause> = Vec::new();
     // The previous request's breakdown.
     let mut before_breakdown = ContextBreakdown::default();
+    // One entry filled afresh for every request (a sink leaves it as the `LedgerSink` text
+    // says): no entry built and dropped per request.
+    let mut entry = CacheEntry::default();
     gaps::walk(input, &mut |closed: gaps::Closed<'_>| {
         let gaps::Closed {
             request,
@@ -285,16 +289,21 @@ pub(crate) fn ledger_into(
             .answer
             .as_ref()
             .and_then(|(_, usage)| usage.as_deref());
-        let mut entry = CacheEntry {
-            seq: gap.start_seq,
-            read_seq: request.seq,
-            route: None,
-            total_tokens: breakdown.total_tokens,
-            superseded_system_tokens: breakdown.superseded_system_tokens,
-            tools_tokens: breakdown.tools_tokens,
-            observed: observed::read(usage),
-            ..CacheEntry::default()
-        };
+        debug_assert!(
+            entry.route.is_none() && entry.causes.is_empty(),
+            "a sink leaves the entry's route and causes absent"
+        );
+        entry.seq = gap.start_seq;
+        entry.read_seq = request.seq;
+        entry.total_tokens = breakdown.total_tokens;
+        entry.superseded_system_tokens = breakdown.superseded_system_tokens;
+        entry.tools_tokens = breakdown.tools_tokens;
+        entry.kept_tokens = None;
+        entry.new_tokens = None;
+        entry.broken_tokens = None;
+        entry.observed = observed::read(usage);
+        entry.shortfall_tokens = None;
+        entry.saved_tokens = None;
         causes.clear();
         if let Some(before) = before {
             if !(gap.incomplete || before.incomplete) {
