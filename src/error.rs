@@ -157,6 +157,29 @@ pub enum Error {
     },
 }
 
+/// `Some((index, line))` of the variants that name a row, borrowed as `$error` is (shared or
+/// mutable), `None` for the others: the one list of those variants, for `row` and `row_mut`.
+macro_rules! row_fields {
+    ($error:expr) => {
+        match $error {
+            Error::NotAnObject { index, line, .. }
+            | Error::MissingSeq { index, line }
+            | Error::InvalidSeq { index, line, .. }
+            | Error::NonIncreasingSeq { index, line, .. }
+            | Error::PrependNotOlder { index, line, .. }
+            | Error::InvalidSurfaceOp { index, line, .. }
+            | Error::UnsupportedValue { index, line, .. }
+            | Error::UnsupportedFormatVersion { index, line, .. } => Some((index, line)),
+            Error::MalformedJson { .. }
+            | Error::NotAnArray { .. }
+            | Error::InvalidArgument { .. }
+            | Error::NotASessionLog { .. }
+            | Error::OutOfMemory { .. }
+            | Error::NotARequestHeader { .. } => None,
+        }
+    };
+}
+
 impl Error {
     /// A stable, machine-readable code for the error class (`"NON_INCREASING_SEQ"`, ...).
     pub fn code(&self) -> &'static str {
@@ -180,22 +203,7 @@ impl Error {
 
     /// The position of the offending event in the batch, when the error names one.
     pub fn index(&self) -> Option<usize> {
-        match self {
-            Error::NotAnObject { index, .. }
-            | Error::MissingSeq { index, .. }
-            | Error::InvalidSeq { index, .. }
-            | Error::NonIncreasingSeq { index, .. }
-            | Error::PrependNotOlder { index, .. }
-            | Error::InvalidSurfaceOp { index, .. }
-            | Error::UnsupportedValue { index, .. }
-            | Error::UnsupportedFormatVersion { index, .. } => Some(*index),
-            Error::MalformedJson { .. }
-            | Error::NotAnArray { .. }
-            | Error::InvalidArgument { .. }
-            | Error::NotASessionLog { .. }
-            | Error::OutOfMemory { .. }
-            | Error::NotARequestHeader { .. } => None,
-        }
+        self.row().map(|(index, _)| index)
     }
 
     /// The seq of the offending event, when it has a usable one.
@@ -215,49 +223,25 @@ impl Error {
     pub fn line(&self) -> Option<usize> {
         match self {
             Error::MalformedJson { line, .. } => Some(*line),
-            _ => self.row_line().and_then(|line| *line),
+            _ => self.row().and_then(|(_, line)| line),
         }
     }
 
-    /// The `line` field of a variant that names a row.
-    fn row_line(&self) -> Option<&Option<usize>> {
-        match self {
-            Error::NotAnObject { line, .. }
-            | Error::MissingSeq { line, .. }
-            | Error::InvalidSeq { line, .. }
-            | Error::NonIncreasingSeq { line, .. }
-            | Error::PrependNotOlder { line, .. }
-            | Error::InvalidSurfaceOp { line, .. }
-            | Error::UnsupportedValue { line, .. }
-            | Error::UnsupportedFormatVersion { line, .. } => Some(line),
-            Error::MalformedJson { .. }
-            | Error::NotAnArray { .. }
-            | Error::InvalidArgument { .. }
-            | Error::NotASessionLog { .. }
-            | Error::OutOfMemory { .. }
-            | Error::NotARequestHeader { .. } => None,
-        }
+    /// The `index` and `line` of a variant that names a row.
+    fn row(&self) -> Option<(usize, Option<usize>)> {
+        row_fields!(self).map(|(index, line)| (*index, *line))
+    }
+
+    /// The `index` and `line` of a variant that names a row, to change them.
+    fn row_mut(&mut self) -> Option<(&mut usize, &mut Option<usize>)> {
+        row_fields!(self)
     }
 
     /// The same error with the line of its row (when it names one) set to what `locate` finds
     /// for its index: the error path of a batch read from text.
     pub(crate) fn located(mut self, locate: impl FnOnce(usize) -> Option<usize>) -> Error {
-        let index = self.index();
-        match &mut self {
-            Error::NotAnObject { line, .. }
-            | Error::MissingSeq { line, .. }
-            | Error::InvalidSeq { line, .. }
-            | Error::NonIncreasingSeq { line, .. }
-            | Error::PrependNotOlder { line, .. }
-            | Error::InvalidSurfaceOp { line, .. }
-            | Error::UnsupportedValue { line, .. }
-            | Error::UnsupportedFormatVersion { line, .. } => *line = index.and_then(locate),
-            Error::MalformedJson { .. }
-            | Error::NotAnArray { .. }
-            | Error::InvalidArgument { .. }
-            | Error::NotASessionLog { .. }
-            | Error::OutOfMemory { .. }
-            | Error::NotARequestHeader { .. } => {}
+        if let Some((index, line)) = self.row_mut() {
+            *line = locate(*index);
         }
         self
     }
@@ -268,28 +252,17 @@ impl Error {
         if let Error::MalformedJson { line, .. } = &mut self {
             *line = line.saturating_add(lines);
         }
-        let line = self.line().map(|line| line.saturating_add(lines));
-        self.located(|_| line)
-            .with_index(|index| index.saturating_add(rows))
+        if let Some((index, line)) = self.row_mut() {
+            *index = index.saturating_add(rows);
+            *line = line.map(|line| line.saturating_add(lines));
+        }
+        self
     }
 
     /// The same error with its `index` (when it has one) mapped by `map`.
     pub(crate) fn with_index(mut self, map: impl FnOnce(usize) -> usize) -> Error {
-        match &mut self {
-            Error::NotAnObject { index, .. }
-            | Error::MissingSeq { index, .. }
-            | Error::InvalidSeq { index, .. }
-            | Error::NonIncreasingSeq { index, .. }
-            | Error::PrependNotOlder { index, .. }
-            | Error::InvalidSurfaceOp { index, .. }
-            | Error::UnsupportedValue { index, .. }
-            | Error::UnsupportedFormatVersion { index, .. } => *index = map(*index),
-            Error::MalformedJson { .. }
-            | Error::NotAnArray { .. }
-            | Error::InvalidArgument { .. }
-            | Error::NotASessionLog { .. }
-            | Error::OutOfMemory { .. }
-            | Error::NotARequestHeader { .. } => {}
+        if let Some((index, _)) = self.row_mut() {
+            *index = map(*index);
         }
         self
     }
@@ -303,6 +276,158 @@ impl std::fmt::Display for AtLine {
         match self.0 {
             Some(line) => write!(f, "line {line}: "),
             None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+
+    /// Every variant that names a row, with `line` as given.
+    fn rows(line: Option<usize>) -> Vec<Error> {
+        vec![
+            Error::NotAnObject {
+                index: 4,
+                line,
+                found: "string".to_owned(),
+            },
+            Error::MissingSeq { index: 4, line },
+            Error::InvalidSeq {
+                index: 4,
+                line,
+                found: "1.5".to_owned(),
+            },
+            Error::NonIncreasingSeq {
+                index: 4,
+                line,
+                seq: -3,
+                previous: 9,
+            },
+            Error::PrependNotOlder {
+                index: 4,
+                line,
+                seq: 12,
+                window_start: 10,
+            },
+            Error::InvalidSurfaceOp {
+                index: 4,
+                line,
+                seq: 12,
+                reason: "`op` must be a string".to_owned(),
+            },
+            Error::UnsupportedValue {
+                index: 4,
+                line,
+                message: "a BigInt".to_owned(),
+            },
+            Error::UnsupportedFormatVersion {
+                index: 4,
+                line,
+                version: 2,
+            },
+        ]
+    }
+
+    /// The variants that name no row.
+    fn others() -> Vec<Error> {
+        vec![
+            Error::MalformedJson {
+                line: 3,
+                column: 17,
+                message: "expected `,`".to_owned(),
+            },
+            Error::NotAnArray {
+                found: "object".to_owned(),
+            },
+            Error::InvalidArgument {
+                argument: "options".to_owned(),
+                message: "expected an object".to_owned(),
+            },
+            Error::NotASessionLog { bytes: 1234 },
+            Error::OutOfMemory { bytes: 1 << 33 },
+            Error::NotARequestHeader { seq: -8 },
+        ]
+    }
+
+    const ROW_TEXTS: [&str; 8] = [
+        "event 4: expected an event object, found string",
+        "event 4: missing seq",
+        "event 4: seq must be an integer between -(2^53-1) and 2^53-1, found 1.5",
+        "event 4 (seq -3): seq must be greater than the previous seq 9",
+        "event 4 (seq 12): a prepended page must end before the window start 10",
+        "event 4 (seq 12): invalid surfaceOp: `op` must be a string",
+        "event 4: unsupported value: a BigInt",
+        "row 4: session log format version 2 is not supported (versions 3 and later are; open the \
+         session with the harness once to migrate it)",
+    ];
+
+    #[test]
+    fn messages_of_rows_without_a_line() {
+        let texts: Vec<String> = rows(None).iter().map(Error::to_string).collect();
+        assert_eq!(texts, ROW_TEXTS);
+    }
+
+    #[test]
+    fn messages_of_rows_with_a_line() {
+        let texts: Vec<String> = rows(Some(7)).iter().map(Error::to_string).collect();
+        let expected: Vec<String> = ROW_TEXTS
+            .iter()
+            .map(|text| format!("line 7: {text}"))
+            .collect();
+        assert_eq!(texts, expected);
+    }
+
+    #[test]
+    fn messages_of_errors_without_a_row() {
+        let texts: Vec<String> = others().iter().map(Error::to_string).collect();
+        assert_eq!(
+            texts,
+            [
+                "malformed JSON at line 3, column 17: expected `,`",
+                "expected an array of events, found object",
+                "invalid argument `options`: expected an object",
+                "not a session log: 1234 bytes read, with no session header and no complete \
+                 event (a session log is JSON lines, one event a line, after a `type: \
+                 \"session\"` header)",
+                "out of memory: the call needs about 8589934592 more bytes than the memory can \
+                 give (wasm32 holds at most 4 GiB); the window is unchanged",
+                "event seq -8 is not a request/header",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_row_keeps_its_fields_through_located_after_and_with_index() {
+        for error in rows(Some(7)) {
+            assert_eq!((error.index(), error.line()), (Some(4), Some(7)), "{error}");
+            let moved = error.clone().after(10, 100);
+            assert_eq!(
+                (moved.index(), moved.line()),
+                (Some(104), Some(17)),
+                "{moved}"
+            );
+            let unlocated = error.clone().located(|_| None).after(10, 100);
+            assert_eq!((unlocated.index(), unlocated.line()), (Some(104), None));
+            let relocated = error.clone().located(|index| Some(index * 2));
+            assert_eq!(relocated.line(), Some(8), "{relocated}");
+            let mapped = error.with_index(|index| index + 1);
+            assert_eq!(
+                (mapped.index(), mapped.line()),
+                (Some(5), Some(7)),
+                "{mapped}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_error_without_a_row_has_no_index_and_keeps_its_line() {
+        for error in others() {
+            let line = error.line();
+            let moved = error.clone().after(10, 100).with_index(|index| index + 1);
+            assert_eq!(moved.index(), None, "{moved}");
+            assert_eq!(moved.line(), line.map(|line| line + 10), "{moved}");
+            assert_eq!(moved.clone().located(|_| Some(1)), moved);
         }
     }
 }
