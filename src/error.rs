@@ -1,5 +1,7 @@
 //! The one error type of the crate.
 
+use std::fmt;
+
 use crate::seq::Seq;
 
 /// What went wrong with a batch of events. A failed call leaves the window exactly as it was.
@@ -9,11 +11,10 @@ use crate::seq::Seq;
 /// row starts, when the batch was given as text (`None` for events given as values); `seq` is
 /// its seq when it has a usable one. For [`Conversation::feed`](crate::Conversation::feed)
 /// both count from the start of the text the window was read from (every piece fed so far).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
     /// The text is not valid JSON (or a line of JSON lines is not).
-    #[error("malformed JSON at line {line}, column {column}: {message}")]
     MalformedJson {
         /// 1-based line of the error.
         line: usize,
@@ -23,13 +24,11 @@ pub enum Error {
         message: String,
     },
     /// The input is valid JSON but not an array of events (nor JSON lines of event objects).
-    #[error("expected an array of events, found {found}")]
     NotAnArray {
         /// What was found instead (`object`, `string`, ...).
         found: String,
     },
     /// An element of the batch is not an object.
-    #[error("{}event {index}: expected an event object, found {found}", AtLine(*.line))]
     NotAnObject {
         /// Position in the batch.
         index: usize,
@@ -40,7 +39,6 @@ pub enum Error {
         found: String,
     },
     /// An event has no `seq`.
-    #[error("{}event {index}: missing seq", AtLine(*.line))]
     MissingSeq {
         /// Position in the batch.
         index: usize,
@@ -49,7 +47,6 @@ pub enum Error {
         line: Option<usize>,
     },
     /// An event's `seq` is not a safe integer.
-    #[error("{}event {index}: seq must be an integer between -(2^53-1) and 2^53-1, found {found}", AtLine(*.line))]
     InvalidSeq {
         /// Position in the batch.
         index: usize,
@@ -60,7 +57,6 @@ pub enum Error {
         found: String,
     },
     /// An event's `seq` is not greater than the one before it.
-    #[error("{}event {index} (seq {seq}): seq must be greater than the previous seq {previous}", AtLine(*.line))]
     NonIncreasingSeq {
         /// Position in the batch.
         index: usize,
@@ -73,7 +69,6 @@ pub enum Error {
         previous: Seq,
     },
     /// A prepended page reaches the window: its events must all be older than the window start.
-    #[error("{}event {index} (seq {seq}): a prepended page must end before the window start {window_start}", AtLine(*.line))]
     PrependNotOlder {
         /// Position in the batch.
         index: usize,
@@ -87,7 +82,6 @@ pub enum Error {
     },
     /// An event's `surfaceOp` is neither `"append"` nor `{op: "replace", startSeq, endSeq}` with
     /// integer endpoints older than the event.
-    #[error("{}event {index} (seq {seq}): invalid surfaceOp: {reason}", AtLine(*.line))]
     InvalidSurfaceOp {
         /// Position in the batch.
         index: usize,
@@ -103,7 +97,6 @@ pub enum Error {
     /// or a getter that throws (a function or a symbol is left out, as `JSON.stringify` leaves
     /// it). Only the JS calls that take objects return it (the `wasm` feature); Rust's calls
     /// take text or parsed events.
-    #[error("{}event {index}: unsupported value: {message}", AtLine(*.line))]
     UnsupportedValue {
         /// Position in the batch.
         index: usize,
@@ -114,7 +107,6 @@ pub enum Error {
         message: String,
     },
     /// An argument other than the events has the wrong shape.
-    #[error("invalid argument `{argument}`: {message}")]
     InvalidArgument {
         /// The argument's name.
         argument: String,
@@ -124,7 +116,6 @@ pub enum Error {
     /// The session header names a log format older than the rules read (format 0 to 2: the
     /// prompt sits in request headers and replace endpoints are spelled differently; the harness
     /// migrates such logs when it opens them).
-    #[error("{}row {index}: session log format version {version} is not supported (versions 3 and later are; open the session with the harness once to migrate it)", AtLine(*.line))]
     UnsupportedFormatVersion {
         /// Position of the header row in the batch.
         index: usize,
@@ -137,20 +128,17 @@ pub enum Error {
     /// A source opened as a session log (the npm package's `openSession`) held neither a session
     /// header nor an event: not a session log at all, e.g. one JSON object cut off on its only
     /// line. Only JS's `openSession` returns it; no Rust call does.
-    #[error("not a session log: {bytes} bytes read, with no session header and no complete event (a session log is JSON lines, one event a line, after a `type: \"session\"` header)")]
     NotASessionLog {
         /// The bytes of text read.
         bytes: u64,
     },
     /// The memory cannot hold what the call needs (wasm32 addresses 4 GiB at most); the
     /// window is unchanged and stays usable.
-    #[error("out of memory: the call needs about {bytes} more bytes than the memory can give (wasm32 holds at most 4 GiB); the window is unchanged")]
     OutOfMemory {
         /// The bytes that could not be had, as one block.
         bytes: u64,
     },
     /// `inspect_request_prompt` was given an event that is not a `request/header`.
-    #[error("event seq {seq} is not a request/header")]
     NotARequestHeader {
         /// The event's seq.
         seq: Seq,
@@ -268,14 +256,75 @@ impl Error {
     }
 }
 
-/// `line N: ` before the message of an error that names a row of text, nothing otherwise.
-struct AtLine(Option<usize>);
+impl std::error::Error for Error {}
 
-impl std::fmt::Display for AtLine {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            Some(line) => write!(f, "line {line}: "),
-            None => Ok(()),
+// Written by hand rather than derived: the row's prefix (`line N: event I (seq S): `) is
+// written once for the eight variants that name a row, not once in each of their messages; the
+// release wasm is 60 bytes smaller for it (bench/notes/20-size.md).
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some((index, line)) = self.row() {
+            if let Some(line) = line {
+                write!(f, "line {line}: ")?;
+            }
+            let noun = match self {
+                Error::UnsupportedFormatVersion { .. } => "row",
+                _ => "event",
+            };
+            match self.seq() {
+                Some(seq) => write!(f, "{noun} {index} (seq {seq}): ")?,
+                None => write!(f, "{noun} {index}: ")?,
+            }
+        }
+        match self {
+            Error::MalformedJson {
+                line,
+                column,
+                message,
+            } => write!(
+                f,
+                "malformed JSON at line {line}, column {column}: {message}"
+            ),
+            Error::NotAnArray { found } => write!(f, "expected an array of events, found {found}"),
+            Error::NotAnObject { found, .. } => {
+                write!(f, "expected an event object, found {found}")
+            }
+            Error::MissingSeq { .. } => f.write_str("missing seq"),
+            Error::InvalidSeq { found, .. } => write!(
+                f,
+                "seq must be an integer between -(2^53-1) and 2^53-1, found {found}"
+            ),
+            Error::NonIncreasingSeq { previous, .. } => {
+                write!(f, "seq must be greater than the previous seq {previous}")
+            }
+            Error::PrependNotOlder { window_start, .. } => write!(
+                f,
+                "a prepended page must end before the window start {window_start}"
+            ),
+            Error::InvalidSurfaceOp { reason, .. } => write!(f, "invalid surfaceOp: {reason}"),
+            Error::UnsupportedValue { message, .. } => write!(f, "unsupported value: {message}"),
+            Error::InvalidArgument { argument, message } => {
+                write!(f, "invalid argument `{argument}`: {message}")
+            }
+            Error::UnsupportedFormatVersion { version, .. } => write!(
+                f,
+                "session log format version {version} is not supported (versions 3 and later \
+                 are; open the session with the harness once to migrate it)"
+            ),
+            Error::NotASessionLog { bytes } => write!(
+                f,
+                "not a session log: {bytes} bytes read, with no session header and no complete \
+                 event (a session log is JSON lines, one event a line, after a `type: \"session\"` \
+                 header)"
+            ),
+            Error::OutOfMemory { bytes } => write!(
+                f,
+                "out of memory: the call needs about {bytes} more bytes than the memory can give \
+                 (wasm32 holds at most 4 GiB); the window is unchanged"
+            ),
+            Error::NotARequestHeader { seq } => {
+                write!(f, "event seq {seq} is not a request/header")
+            }
         }
     }
 }
