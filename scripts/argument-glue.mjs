@@ -44,7 +44,7 @@ const RULES = {
   "InspectOptions | null": options("InspectOptions"),
 };
 
-// The helpers, after those of scripts/freed-glue.mjs (promptfoldError). A member type is a shape's
+// The helpers, after scripts/error-glue.mjs's promptfoldError. A member type is a shape's
 // name, `Record<Shape>` (any keys, each value of that shape), `number`, `boolean`, `string`,
 // `unknown`, `json` (a value JSON writes: not a function, a symbol or a BigInt, which would
 // vanish or throw in the JSON step Rust reads it through; deeper values are JSON's to judge) or
@@ -131,7 +131,7 @@ for (const file of files) {
     throw new Error(`argument-glue: ${file} is already patched`);
   }
   if (!lines.some((line) => line.startsWith("function promptfoldError("))) {
-    throw new Error(`argument-glue: ${file} has no promptfoldError: run scripts/freed-glue.mjs first`);
+    throw new Error(`argument-glue: ${file} has no promptfoldError: run scripts/error-glue.mjs first`);
   }
   const out = [];
   let params = [];

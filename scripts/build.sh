@@ -55,6 +55,9 @@ bind web web
 bind bundler bundler
 bind nodejs node
 
+# Every entry exports the class of the errors, PromptfoldError (src/wasm/js/error.js), and the
+# glue makes its own errors with it (scripts/error-glue.mjs).
+node scripts/error-glue.mjs "$out/web/promptfold.js" "$out/bundler/promptfold_bg.js" "$out/node/promptfold.js"
 # A call on a freed Conversation or SystemPromptState throws a PromptfoldError "FREED" naming
 # its class, and a second free() does nothing (scripts/freed-glue.mjs).
 node scripts/freed-glue.mjs "$out/web/promptfold.js" "$out/bundler/promptfold_bg.js" "$out/node/promptfold.js"
@@ -102,6 +105,8 @@ done
 # `main` there: resolvers that ignore "exports" (Parcel by default) find promptfold/worker too.
 mkdir -p "$out/worker"
 cp src/worker/serve.js src/worker/client.js src/worker/web.js src/worker/node.mjs src/worker/index.d.ts "$out/worker/"
+# client.js rebuilds the worker's errors with the class of the other entries (its own copy).
+cp src/wasm/js/error.js "$out/worker/error.js"
 echo '{ "type": "module", "main": "./client.js", "types": "./index.d.ts" }' > "$out/worker/package.json"
 
 version=$(awk -F'"' '/^version = / { print $2; exit }' Cargo.toml)

@@ -8,27 +8,28 @@
 // throws "null pointer passed to rust" for it, so `using` after a `free()` threw at the block's
 // end). The constructor and the static helpers are left as they are.
 //
+// A class Rust gives no constructor (its handles come from other calls) gets one that throws a
+// TypeError saying where its handles come from, as a built-in that is not a constructor does:
+// JS's default constructor made an object with no pointer, which every member then read as a
+// state that is not there. wasm-bindgen's own handles (`__wrap`) are made without it.
+//
 // Usage: node scripts/freed-glue.mjs <glue file>...
 import { readFileSync, writeFileSync } from "node:fs";
 
 const files = process.argv.slice(2);
 if (files.length === 0) throw new Error("usage: node scripts/freed-glue.mjs <glue file>...");
 
-// The glue's one maker of PromptfoldErrors (the shape of src/wasm/error.rs's), which
-// scripts/number-args-glue.mjs uses too.
+// promptfoldError is the helper scripts/error-glue.mjs put in the same file.
 const helper = `
-function promptfoldError(code, message) {
-    const error = new Error(message);
-    error.name = "PromptfoldError";
-    error.code = code;
-    error.index = undefined;
-    error.seq = undefined;
-    return error;
-}
 function promptfoldFreed(name) {
     return promptfoldError("FREED", \`this \${name} was freed (free() or the end of its \\\`using\\\` block); create a new one\`);
 }
 `;
+
+/** Where the handles of each class without a public constructor come from. */
+const MADE_BY = {
+  SystemPromptState: "inspectSystemPrompt() and Conversation.stateAt() return them",
+};
 
 /**
  * The glue of one class (`text`, from its `class` line to its closing brace) with the checks, and
@@ -63,12 +64,25 @@ function checkMembers(name, text) {
   return { text: out.join("\n"), checked };
 }
 
+/** The glue of class `name` (`text`), with a constructor that throws when Rust gives it none. */
+function constructible(file, name, text) {
+  if (/^ {4}constructor\(/m.test(text)) return text;
+  const madeBy = MADE_BY[name];
+  if (madeBy === undefined) throw new Error(`freed-glue: ${file}: class ${name} has no constructor and no entry in MADE_BY`);
+  const message = `${name} has no public constructor: ${madeBy}`;
+  const open = text.indexOf("{\n") + 2;
+  return `${text.slice(0, open)}    constructor() {\n        throw new TypeError(${JSON.stringify(message)});\n    }\n${text.slice(open)}`;
+}
+
 for (const file of files) {
   const glue = readFileSync(file, "utf8");
   if (glue.includes("function promptfoldFreed(")) throw new Error(`freed-glue: ${file} is already patched`);
+  if (!glue.includes("function promptfoldError(")) {
+    throw new Error(`freed-glue: ${file} has no promptfoldError: run scripts/error-glue.mjs first`);
+  }
   let classes = 0;
   const patched = glue.replace(/^(?:export )?class ([A-Za-z_$][\w$]*) \{\n[\s\S]*?\n\}$/gm, (whole, name) => {
-    const { text, checked } = checkMembers(name, whole);
+    const { text, checked } = checkMembers(name, constructible(file, name, whole));
     if (checked === 0) throw new Error(`freed-glue: ${file}: class ${name} has no method to check`);
     classes++;
     return text;

@@ -16,7 +16,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 const files = process.argv.slice(2);
 if (files.length === 0) throw new Error("usage: node scripts/number-args-glue.mjs <glue file>...");
 
-// promptfoldError is the helper scripts/freed-glue.mjs put in the same file.
+// promptfoldError is the helper scripts/error-glue.mjs put in the same file.
 const helper = `
 function promptfoldNotANumber(name, value) {
     const found = value === null ? "null" : typeof value;
@@ -30,7 +30,7 @@ for (const file of files) {
     throw new Error(`number-args-glue: ${file} is already patched`);
   }
   if (!lines.some((line) => line.startsWith("function promptfoldError("))) {
-    throw new Error(`number-args-glue: ${file} has no promptfoldError: run scripts/freed-glue.mjs first`);
+    throw new Error(`number-args-glue: ${file} has no promptfoldError: run scripts/error-glue.mjs first`);
   }
   const out = [];
   let numbers = [];

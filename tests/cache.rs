@@ -1054,18 +1054,38 @@ fn bad_options_are_invalid_arguments_and_compute_nothing() {
     let priced = |p: TokenPrices| {
         CacheOptions::default().with_prices(Some(Prices::default().with_default(Some(p))))
     };
+    // Each with the value the message names: NaN and the infinities as JS writes them, not as
+    // JSON would (`null`).
     let bad = [
-        priced(prices(-1.0, 0.0, 0.0)),
-        priced(prices(1.0, f64::NAN, 0.0)),
-        priced(prices(1.0, 0.0, f64::INFINITY)),
-        priced(prices(1.0, 1.0, 1.0).with_cache_write(Some(-0.5))),
-        CacheOptions::default().with_cache_ttl_ms(Some(-1.0)),
-        CacheOptions::default().with_cache_ttl_ms(Some(f64::NAN)),
+        (priced(prices(-1.0, 0.0, 0.0)), "found -1"),
+        (priced(prices(1.0, f64::NAN, 0.0)), "found NaN"),
+        (priced(prices(1.0, 0.0, f64::INFINITY)), "found Infinity"),
+        (
+            priced(prices(1.0, 1.0, 1.0).with_cache_write(Some(-0.5))),
+            "found -0.5",
+        ),
+        (
+            priced(prices(f64::NEG_INFINITY, 0.0, 0.0)),
+            "found -Infinity",
+        ),
+        (
+            CacheOptions::default().with_cache_ttl_ms(Some(-1.0)),
+            "found -1",
+        ),
+        (
+            CacheOptions::default().with_cache_ttl_ms(Some(f64::NAN)),
+            "found NaN",
+        ),
+        (
+            CacheOptions::default().with_cache_ttl_ms(Some(f64::INFINITY)),
+            "found Infinity",
+        ),
     ];
-    for options in bad {
+    for (options, found) in bad {
         match conversation.cache_ledger(&options) {
             Err(error @ Error::InvalidArgument { .. }) => {
-                assert_eq!(error.code(), "INVALID_ARGUMENT")
+                assert_eq!(error.code(), "INVALID_ARGUMENT");
+                assert!(error.to_string().ends_with(found), "{error}: {found}");
             }
             other => panic!("{options:?}: {other:?}"),
         }

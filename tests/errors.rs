@@ -942,3 +942,55 @@ proptest::proptest! {
         }
     }
 }
+
+/// `feed` after text whose line ends were not counted (a JSON array over several lines, a text
+/// without a line end) names the row's index, counted from the start, and no line: a line
+/// counted from the fed text alone would be wrong. After JSON lines it names the line.
+#[test]
+fn feed_after_a_json_array_names_no_line_and_after_json_lines_the_right_one() {
+    let event = |seq: u32| format!("{{\"seq\":{seq},\"time\":{seq},\"type\":\"user/message\"}}");
+    let fed = format!("{}\n{}\n", event(3), event(3));
+    let array = format!("[\n  {},\n  {}\n]\n", event(1), event(2));
+    let lines = format!("{}\n{}\n", event(1), event(2));
+    let one_line = format!("[{},{}]", event(1), event(2));
+    let cases = [
+        (array.as_str(), None),
+        (one_line.as_str(), None),
+        (lines.as_str(), Some(4)),
+    ];
+    for (text, line) in cases {
+        // The array loaded, or appended to an empty window, or appended after JSON lines.
+        let mut loaded = Conversation::new();
+        loaded.load_json(text, LoadOptions::default()).unwrap();
+        let error = loaded.feed(fed.as_str()).unwrap_err();
+        assert_eq!(
+            place(&error),
+            ("NON_INCREASING_SEQ", Some(3), line),
+            "{text}"
+        );
+        if line.is_none() {
+            assert!(error.to_string().starts_with("event 3 "), "{error}");
+        }
+    }
+    let mut appended = Conversation::new();
+    appended
+        .load_json(lines.as_str(), LoadOptions::default())
+        .unwrap();
+    appended
+        .append_json(format!("[\n{}\n]", event(3)).as_str())
+        .unwrap();
+    let error = appended
+        .feed(format!("{}\n{}\n", event(4), event(4)).as_str())
+        .unwrap_err();
+    assert_eq!(place(&error), ("NON_INCREASING_SEQ", Some(4), None));
+    // Malformed JSON always names a line: counted from the end of the array's text.
+    appended.feed(format!("{}\n", event(4)).as_str()).unwrap();
+    let error = appended.feed("{bad\n").unwrap_err();
+    assert_eq!(place(&error), ("MALFORMED_JSON", None, Some(2)));
+    // A load of JSON lines counts again from its start.
+    appended
+        .load_json(lines.as_str(), LoadOptions::default())
+        .unwrap();
+    let error = appended.feed(fed.as_str()).unwrap_err();
+    assert_eq!(place(&error), ("NON_INCREASING_SEQ", Some(3), Some(4)));
+}

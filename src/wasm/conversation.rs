@@ -21,7 +21,7 @@ use crate::input::intern::JsonInterner;
 use crate::input::parse::framing::{Framing, Rows};
 use crate::input::parse::packed::read_packed;
 use crate::wasm::cache::value_to_js;
-use crate::window::conversation::{Call, Conversation, Piece, PieceLoad};
+use crate::window::conversation::{text_lines, Call, Conversation, Piece, PieceLoad};
 
 /// A window of a session log: load the newest page, append live events, prepend older pages.
 /// Every call returns a `ConversationChange`; a call that throws leaves the window unchanged.
@@ -285,7 +285,12 @@ impl JsConversation {
         let rows = batch.read(self.inner.batch_interner(call == Call::Load), framing);
         let rows = throw(rows.map_err(|error| batch.locate(error)))?;
         let session = batch.session(&rows);
-        let (lines, given) = (rows.lines, rows.given());
+        // Values add no line to the text read; a JSON array's are not counted.
+        let given = rows.given();
+        let lines = match batch {
+            Batch::Packed(..) => Some(0),
+            _ => text_lines(&rows),
+        };
         let mut prompts = batch.prompt_strings(&rows.events);
         // The packed events are dropped before the window takes them; text keeps its handle to
         // place an error.

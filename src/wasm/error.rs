@@ -1,33 +1,33 @@
-//! Core errors as JS `Error`s: `name` "PromptfoldError", a stable `code`, `index`, `seq`, and
-//! `line` when the error points at a line of text.
+//! Core errors as JS `PromptfoldError`s (the class of `src/wasm/js/error.js`): a stable `code`,
+//! `index`, `seq`, and `line` when the error points at a line of text.
 
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
 
-/// Builds the JS error thrown for `error`.
-pub(crate) fn to_js_error(error: &Error) -> JsValue {
-    let js_error = js_sys::Error::new(&error.to_string());
-    js_error.set_name("PromptfoldError");
-    let value = JsValue::from(js_error);
-    set(&value, "code", &JsValue::from_str(error.code()));
-    let index = error
-        .index()
-        .map_or(JsValue::UNDEFINED, |index| JsValue::from_f64(index as f64));
-    set(&value, "index", &index);
-    let seq = error
-        .seq()
-        .map_or(JsValue::UNDEFINED, |seq| JsValue::from_f64(seq as f64));
-    set(&value, "seq", &seq);
-    if let Some(line) = error.line() {
-        set(&value, "line", &JsValue::from_f64(line as f64));
-    }
-    value
+#[wasm_bindgen(module = "/src/wasm/js/error.js")]
+extern "C" {
+    /// `new PromptfoldError(code, message, { index, seq, line })`: one call into JS, where
+    /// setting each member from Rust was one call each.
+    #[wasm_bindgen(js_name = promptfoldErrorOf)]
+    fn error_of(
+        code: &str,
+        message: &str,
+        index: Option<f64>,
+        seq: Option<f64>,
+        line: Option<f64>,
+    ) -> JsValue;
 }
 
-fn set(target: &JsValue, key: &str, value: &JsValue) {
-    // Setting a property on a fresh Error object cannot fail.
-    let _ = js_sys::Reflect::set(target, &JsValue::from_str(key), value);
+/// Builds the JS error thrown for `error`.
+pub(crate) fn to_js_error(error: &Error) -> JsValue {
+    error_of(
+        error.code(),
+        &error.to_string(),
+        error.index().map(|index| index as f64),
+        error.seq().map(|seq| seq as f64),
+        error.line().map(|line| line as f64),
+    )
 }
 
 /// Converts a core result's error for throwing.

@@ -115,8 +115,14 @@ export type ErrorCode =
   | "OUT_OF_MEMORY"
   | "FREED";
 
-/** What promptfold throws: an `Error` with a stable `code`, and the offending event's place. */
-export interface PromptfoldError extends Error {
+/**
+ * What promptfold throws: an `Error` with a stable `code`, and the offending event's place. Every
+ * entry exports the class, so `error instanceof PromptfoldError` tells promptfold's errors apart
+ * (those of another copy of the package and of `promptfold/worker` too). Build one yourself only
+ * to stand for promptfold's in a test.
+ */
+export declare class PromptfoldError extends Error {
+  constructor(code: ErrorCode, message: string, place?: { index?: number; seq?: number; line?: number });
   readonly name: "PromptfoldError";
   readonly code: ErrorCode;
   /** Position of the offending row in the batch passed to the call (header and skipped rows count). */

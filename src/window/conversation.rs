@@ -66,9 +66,12 @@ pub struct Conversation {
     numbering: Numbering,
     /// The incomplete last line of the text read so far, kept for [`Conversation::feed`].
     unfinished: Vec<u8>,
-    /// Lines of JSON lines text read since the window was loaded (for line numbers in errors of
-    /// [`Conversation::feed`]).
+    /// Lines of JSON lines text read since the window was loaded, or since the last text whose
+    /// lines were not counted (for line numbers in errors of [`Conversation::feed`]).
     lines_read: usize,
+    /// Whether a text read since the window was loaded has lines not counted (a JSON array):
+    /// errors of [`Conversation::feed`] then name no row's line.
+    lines_unknown: bool,
     /// Rows of text read since the window was loaded (for row indexes in errors of
     /// [`Conversation::feed`]).
     rows_read: usize,
@@ -101,6 +104,13 @@ pub(crate) struct AppendedMark {
     last_context: Option<crate::views::context::RequestContext>,
 }
 
+/// The line ends of `rows` of a text batch, when they place the text that follows it: JSON lines
+/// count theirs; a JSON array counts none though its text may hold some, and so does a text
+/// without a line end (`None`: not counted).
+pub(crate) fn text_lines(rows: &Rows) -> Option<usize> {
+    (rows.lines > 0).then_some(rows.lines)
+}
+
 impl Conversation {
     /// An empty window.
     pub fn new() -> Conversation {
@@ -116,7 +126,7 @@ impl Conversation {
     ) -> Result<ConversationChange, Error> {
         let rows = self.given_rows(events, Call::Load);
         let change = self.apply(Call::Load, rows, options.has_more)?;
-        self.text_read(Call::Load, 0, 0);
+        self.text_read(Call::Load, Some(0), 0);
         Ok(change)
     }
 
@@ -414,29 +424,45 @@ impl Conversation {
             JsonText::Bytes(bytes) => parse_text_rows(bytes, interner, framing),
         }
         .map_err(locate)?;
-        let (lines, given) = (rows.lines, rows.given());
+        let (lines, given) = (text_lines(&rows), rows.given());
         let change = self.apply(call, rows, has_more).map_err(locate)?;
         self.text_read(call, lines, given);
         Ok(change)
     }
 
-    /// Counts the lines and rows of a batch read with `call` (none for events given as
-    /// values), for the lines and indexes in errors of [`Conversation::feed`].
-    pub(crate) fn text_read(&mut self, call: Call, lines: usize, rows: usize) {
-        (self.lines_read, self.rows_read) = match call {
-            Call::Load => (lines, rows),
-            Call::Append | Call::Feed => (
-                self.lines_read.saturating_add(lines),
-                self.rows_read.saturating_add(rows),
-            ),
-            Call::Prepend => (self.lines_read, self.rows_read),
-        };
+    /// Counts the lines (`None`: not counted, see [`text_lines`]) and rows of a batch read with
+    /// `call`, for the lines and indexes in errors of [`Conversation::feed`].
+    pub(crate) fn text_read(&mut self, call: Call, lines: Option<usize>, rows: usize) {
+        match call {
+            Call::Prepend => return,
+            Call::Load => (self.lines_read, self.rows_read, self.lines_unknown) = (0, 0, false),
+            Call::Append | Call::Feed => {}
+        }
+        self.rows_read = self.rows_read.saturating_add(rows);
+        match lines {
+            Some(lines) => self.lines_read = self.lines_read.saturating_add(lines),
+            // Lines count again from the end of the text not counted.
+            None => (self.lines_read, self.lines_unknown) = (0, true),
+        }
     }
 
-    /// The lines and rows of text read since the window was loaded.
+    /// Counts `lines` (`None`: not counted) and `rows` of text read before the text counted so
+    /// far.
     #[cfg(any(feature = "wasm", test))]
-    pub(crate) fn read_so_far(&self) -> (usize, usize) {
-        (self.lines_read, self.rows_read)
+    pub(crate) fn read_before(&mut self, lines: Option<usize>, rows: usize) {
+        self.rows_read = self.rows_read.saturating_add(rows);
+        match lines {
+            Some(lines) => self.lines_read = self.lines_read.saturating_add(lines),
+            None => self.lines_unknown = true,
+        }
+    }
+
+    /// The lines (`None` when not all were counted) and rows of text read since the window was
+    /// loaded.
+    #[cfg(any(feature = "wasm", test))]
+    pub(crate) fn read_so_far(&self) -> (Option<usize>, usize) {
+        let lines = (!self.lines_unknown).then_some(self.lines_read);
+        (lines, self.rows_read)
     }
 
     /// Reads a growing session file: `chunk` is the next piece of its text (a string, or bytes
@@ -479,10 +505,16 @@ impl Conversation {
         let rest = copy_bytes(rest)?;
         let framing = self.framing(Call::Feed, true);
         let (lines_before, rows_before) = (self.lines_read, self.rows_read);
-        // Errors point at the row and line counted from the first byte of the text read.
-        let locate = |error| locate(error, &lines, Layout::Lines).after(lines_before, rows_before);
+        // Errors point at the row and line counted from the first byte of the text read. After
+        // text whose lines were not counted, a row's error names no line, and malformed JSON
+        // (which always names one) the line counted from the end of that text.
+        let unknown = self.lines_unknown;
+        let locate = |error| match unknown {
+            false => locate(error, &lines, Layout::Lines).after(lines_before, rows_before),
+            true => Error::after(error, lines_before, rows_before),
+        };
         let rows = parse_fed_lines(&lines, &mut self.interner, framing).map_err(locate)?;
-        let (read, given) = (rows.lines, rows.given());
+        let (read, given) = (Some(rows.lines), rows.given());
         let change = self
             .apply(Call::Feed, rows, self.has_more)
             .map_err(locate)?;

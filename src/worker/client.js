@@ -1,9 +1,11 @@
 // The page side of `promptfold/worker`: a conversation that lives in a worker, reached through
 // typed messages (promptfold-worker.d.ts; docs/worker.md). Every call returns a promise of plain
 // data; the worker loads and folds, so the page's thread only renders.
+// error.js is src/wasm/js/error.js, which scripts/build.sh copies beside this file.
+import { PromptfoldError } from "./error.js";
 import { serveConversation } from "./serve.js";
 
-export { serveConversation };
+export { PromptfoldError, serveConversation };
 
 function abortError(signal) {
   return signal?.reason ?? new DOMException("the open was aborted", "AbortError");
@@ -15,12 +17,7 @@ function abortError(signal) {
  */
 function openOptions(options) {
   if (options === undefined || options === null) return {};
-  const invalid = (message) => {
-    const error = new Error(`invalid argument \`options\`: ${message}`);
-    error.name = "PromptfoldError";
-    error.code = "INVALID_ARGUMENT";
-    return error;
-  };
+  const invalid = (message) => new PromptfoldError("INVALID_ARGUMENT", `invalid argument \`options\`: ${message}`);
   const prototype = typeof options === "object" && !Array.isArray(options) ? Object.getPrototypeOf(options) : undefined;
   // An object literal's prototype (of this realm or another: its own prototype is null), or none.
   if (prototype !== null && (prototype === undefined || Object.getPrototypeOf(prototype) !== null)) {
@@ -34,9 +31,10 @@ function openOptions(options) {
   return options;
 }
 
-/** The error a worker reported, as the Error it was there. */
+/** The error a worker reported, as the Error it was there (a PromptfoldError of this module). */
 function rebuild(data) {
   if (data.name === "AbortError") return new DOMException(data.message, "AbortError");
+  if (data.name === "PromptfoldError") return new PromptfoldError(data.code, data.message, data);
   const error = new Error(data.message);
   error.name = data.name;
   for (const key of ["code", "index", "seq", "line"]) error[key] = data[key];
@@ -159,9 +157,7 @@ export class WorkerConversation {
 
   /** Stops the worker; pending and later calls reject with a PromptfoldError `FREED`. */
   terminate() {
-    const stopped = new Error("this WorkerConversation was terminated; create a new one");
-    stopped.name = "PromptfoldError";
-    stopped.code = "FREED";
+    const stopped = new PromptfoldError("FREED", "this WorkerConversation was terminated; create a new one");
     for (const pending of this.#pending.values()) pending.reject(stopped);
     this.#pending.clear();
     this.#failed = stopped;

@@ -11,6 +11,9 @@ import type {
   ViewCounts,
 } from "../bundler/promptfold.js";
 
+/** The class of promptfold's errors, the worker's rebuilt on this side included. */
+export { PromptfoldError } from "../bundler/promptfold.js";
+
 /** The Conversation methods a worker serves: each returns plain data. */
 export type ConversationCall =
   | "views"

@@ -247,6 +247,29 @@ test("bad options throw INVALID_ARGUMENT and leave the window as it was", () => 
   assert.equal(JSON.stringify(conversation.cacheLedger({})), before);
 });
 
+test("a number out of range is named as given: NaN and the infinities, not JSON's null", () => {
+  const conversation = new Conversation();
+  conversation.load(EXAMPLE);
+  const price = (p) => ({ input: 1, cacheRead: 0.1, output: 2, ...p });
+  const cases = [
+    [{ cacheTtlMs: Number.NaN }, "options.cacheTtlMs", "NaN"],
+    [{ cacheTtlMs: Number.POSITIVE_INFINITY }, "options.cacheTtlMs", "Infinity"],
+    [{ cacheTtlMs: Number.NEGATIVE_INFINITY }, "options.cacheTtlMs", "-Infinity"],
+    [{ prices: { default: price({ input: Number.NaN }) } }, "options.prices.default.input", "NaN"],
+    [{ prices: { default: price({ cacheWrite: Number.POSITIVE_INFINITY }) } }, "options.prices.default.cacheWrite", "Infinity"],
+    [{ prices: { models: { m: price({ output: Number.NaN }) } } }, 'options.prices.models["m"].output', "NaN"],
+  ];
+  for (const [options, member, found] of cases) {
+    assert.throws(
+      () => conversation.cacheLedger(options),
+      (error) =>
+        error.code === "INVALID_ARGUMENT" &&
+        error.message === `invalid argument \`${member}\`: expected a finite number >= 0, found ${found}`,
+      `${member} = ${found}`,
+    );
+  }
+});
+
 test("a system message's non-text blocks count their JSON length, from objects and from text", () => {
   const content = [
     { type: "text", text: "Be " },

@@ -122,6 +122,37 @@ test("feed in pieces counts the index and the line from the first byte fed", () 
   }
 });
 
+test("feed after a JSON array names the row's index and no line; after JSON lines, the line", () => {
+  const event = (seq) => JSON.stringify({ seq, time: seq, type: "user/message" });
+  const fed = `${event(3)}\n${event(3)}\n`;
+  const cases = [
+    // A JSON array over four lines: its line ends are not counted, so a line would be wrong.
+    [`[\n  ${event(1)},\n  ${event(2)}\n]\n`, undefined],
+    [`[${event(1)},${event(2)}]`, undefined],
+    [`${event(1)}\n${event(2)}\n`, 4],
+  ];
+  for (const [text, line] of cases) {
+    for (const given of [text, encoder.encode(text)]) {
+      const conversation = new Conversation();
+      conversation.loadJson(given);
+      const place = placeOf(() => conversation.feed(fed));
+      assert.deepEqual(place, { name: "PromptfoldError", code: "NON_INCREASING_SEQ", index: 3, line }, text);
+      conversation.free();
+    }
+  }
+  // An array appended after JSON lines: from then on, no line either.
+  const conversation = new Conversation();
+  conversation.loadJson(`${event(1)}\n${event(2)}\n`);
+  conversation.appendJson(`[\n${event(3)}\n]`);
+  const place = placeOf(() => conversation.feed(`${event(4)}\n${event(4)}\n`));
+  assert.deepEqual(place, { name: "PromptfoldError", code: "NON_INCREASING_SEQ", index: 4, line: undefined });
+  // Malformed JSON always names a line: counted from the end of the array's text.
+  conversation.feed(`${event(4)}\n`);
+  const malformed = placeOf(() => conversation.feed("{bad\n"));
+  assert.deepEqual(malformed, { name: "PromptfoldError", code: "MALFORMED_JSON", index: undefined, line: 2 });
+  conversation.free();
+});
+
 test("openSession gives the index and the line loadJson gives, in any chunks", async () => {
   const { text, index, line } = logWithBadRow(600, 501);
   const bytes = encoder.encode(text);

@@ -1,7 +1,8 @@
 // Use after free: every method and property of a freed Conversation or SystemPromptState (in the
 // Node build and in the web build, whose glue is patched apart) throws a PromptfoldError with
 // code FREED naming the class, a second free() or Symbol.dispose does nothing, a freed state
-// passed as `previous` is FREED too, and a terminated WorkerConversation rejects with FREED.
+// passed as `previous` is FREED too, and a terminated WorkerConversation rejects with FREED. A
+// SystemPromptState cannot be built with `new`: only calls give one.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -87,6 +88,23 @@ for (const [build, module] of [["node", promptfold], ["web", web]]) {
     const other = loadedConversation(module === web ? promptfold : web).stateAt(2);
     assert.throws(() => module.inspectSystemPrompt(other, system), { code: "INVALID_ARGUMENT" });
     assert.equal(module.inspectSystemPrompt(live, system)?.effective?.seq, 2, "a live state of this module is taken");
+  });
+
+  test(`${build} build: new SystemPromptState() throws a TypeError; the handles calls give work`, () => {
+    // Plain JS could build one with JS's default constructor: an object with no state behind it.
+    assert.throws(() => new module.SystemPromptState(), {
+      name: "TypeError",
+      message: "SystemPromptState has no public constructor: inspectSystemPrompt() and Conversation.stateAt() return them",
+    });
+    assert.throws(() => Reflect.construct(module.SystemPromptState, []), TypeError);
+    const conversation = loadedConversation(module);
+    const state = conversation.stateAt(2);
+    assert.ok(state instanceof module.SystemPromptState);
+    assert.equal(state.clone().effective?.seq, 2);
+    const folded = module.inspectSystemPrompt(undefined, system);
+    assert.ok(folded instanceof module.SystemPromptState);
+    assert.equal(folded.effective?.seq, 2);
+    conversation.free();
   });
 
   test(`${build} build: a second free() and Symbol.dispose after free() do nothing`, () => {

@@ -135,6 +135,8 @@ const FUNCTIONS = (module) => ({
   // Classes, checked member by member below.
   Conversation: { class: module.Conversation },
   SystemPromptState: { class: module.SystemPromptState },
+  // The class of the errors: built by anyone, any arguments (tests/js/error-class.test.mjs).
+  PromptfoldError: { class: module.PromptfoldError },
 });
 
 /** The public members of a class's prototype: all but the constructor, free and the glue's own. */

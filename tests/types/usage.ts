@@ -37,14 +37,14 @@ import {
   type SessionSource,
   type EventLine,
   type HeaderFact,
-  type PromptfoldError,
+  PromptfoldError,
   type RequestPromptInspection,
   type SessionEvent,
   type SessionHeader,
   type SessionLogRow,
   type TornTail,
   type SystemPromptNode,
-  type SystemPromptState,
+  SystemPromptState,
   type SystemPromptStateData,
   type SystemPromptStateJson,
   type TrajectoryRequest,
@@ -136,12 +136,24 @@ const bytes: number = wasmMemoryBytes();
 try {
   conversation.append(events);
 } catch (error) {
-  const typed = error as PromptfoldError;
-  const code: ErrorCode = typed.code;
-  const index: number | undefined = typed.index;
-  const seq: number | undefined = typed.seq;
-  void [code, index, seq];
+  // The class narrows what was thrown; nothing else has a code.
+  // @ts-expect-error: `unknown` has no `code`
+  void error.code;
+  if (error instanceof PromptfoldError) {
+    const code: ErrorCode = error.code;
+    const index: number | undefined = error.index;
+    const seq: number | undefined = error.seq;
+    const line: number | undefined = error.line;
+    void [code, index, seq, line];
+  }
 }
+// A stand-in for tests; its code is one of the codes.
+const standIn: PromptfoldError = new PromptfoldError("FREED", "stand-in", { index: 1 });
+// @ts-expect-error: not an ErrorCode
+void new PromptfoldError("NOPE", "x");
+// @ts-expect-error: a state comes from a call, not `new`
+void new SystemPromptState();
+void standIn;
 // What the model saw at seq 3: its nodes, their tokens, the breakdown.
 const context: Context = conversation.contextAt(3);
 const firstNode: ContextNode | undefined = context.nodes[0];

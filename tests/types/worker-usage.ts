@@ -2,6 +2,7 @@
 import {
   type CallResult,
   createWorkerConversation,
+  PromptfoldError,
   type WorkerReply,
   type WorkerRequest,
   type WorkerWindow,
@@ -40,4 +41,17 @@ export function reply(message: WorkerReply): string {
   if (message.type === "ready") return "ready";
   if (message.type === "error") return message.error.code ?? message.error.name;
   return String(message.id);
+}
+
+/** A worker's error, rebuilt on the page side, narrowed by the class the worker entry exports. */
+export async function infoCode(file: File): Promise<string | undefined> {
+  const worker = createWorkerConversation();
+  try {
+    await worker.open(file);
+    return undefined;
+  } catch (error) {
+    return error instanceof PromptfoldError ? error.code : undefined;
+  } finally {
+    worker.terminate();
+  }
 }

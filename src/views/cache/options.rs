@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::input::json::stringify::js_number_text;
+use crate::input::json::stringify::js_number_to_string;
 
 /// Options of the cache ledger (`conversation.cacheLedger(options)`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -141,7 +141,7 @@ impl CacheOptions {
             argument: format!("options.{member}"),
             message: format!(
                 "expected a finite number >= 0, found {}",
-                js_number_text(value)
+                js_number_to_string(value)
             ),
         };
         if let Some(ttl) = self.cache_ttl_ms {

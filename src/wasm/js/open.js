@@ -6,28 +6,20 @@
 // the newest page is loaded first and older pages are prepended as they are read
 // (docs/session-logs.md, "Newest first").
 
+import { PromptfoldError } from "./error.js";
+
 const DEFAULT_CHUNK_BYTES = 1 << 20;
 const MAX_CHUNK_BYTES = 1 << 28;
 const LINE_END = 10;
 /** The largest older page newest-first reading prepends at once (pages double up to it). */
 const MAX_PAGE_BYTES = 1 << 26;
 
-/** An error shaped as the wasm layer's (src/wasm/error.rs). */
-function promptfoldError(code, message) {
-  const error = new Error(message);
-  error.name = "PromptfoldError";
-  error.code = code;
-  error.index = undefined;
-  error.seq = undefined;
-  return error;
-}
-
 function invalid(argument, message) {
-  return promptfoldError("INVALID_ARGUMENT", `invalid argument \`${argument}\`: ${message}`);
+  return new PromptfoldError("INVALID_ARGUMENT", `invalid argument \`${argument}\`: ${message}`);
 }
 
 function notASessionLog(bytes) {
-  return promptfoldError(
+  return new PromptfoldError(
     "NOT_A_SESSION_LOG",
     `not a session log: ${bytes} bytes read, with no session header and no complete event ` +
       '(a session log is JSON lines, one event a line, after a `type: "session"` header)',
@@ -320,7 +312,7 @@ async function read(conversation, source, settings) {
     } catch (error) {
       // A page's error counts its rows and lines from the page's start: the file is read
       // again from its start (into the emptied conversation), whose error is loadJson's.
-      if (error?.name !== "PromptfoldError" || (error.index === undefined && error.line === undefined)) throw error;
+      if (!(error instanceof PromptfoldError) || (error.index === undefined && error.line === undefined)) throw error;
       placing = error;
       conversation.load([]);
     }

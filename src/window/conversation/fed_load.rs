@@ -61,9 +61,13 @@ impl Conversation {
         let rest = std::mem::take(&mut loaded.unfinished);
         let mut torn_tail = None;
         if let Some(rows) = loaded.last_line_rows(&rest, loaded.lines_read)? {
-            let (lines, given) = (rows.lines, rows.given());
+            let (lines, given) = (Some(rows.lines), rows.given());
             torn_tail = loaded.apply(Call::Append, rows, has_more).ok()?.torn_tail;
             loaded.text_read(Call::Append, lines, given);
+        }
+        // As the whole-text reader counts it: a text without a line end counts none.
+        if loaded.lines_read == 0 {
+            loaded.text_read(Call::Append, None, 0);
         }
         loaded.has_more = has_more;
         let all_cards_added = self.analysis.card_count() == 0;
@@ -99,7 +103,7 @@ impl Conversation {
             }
             let (lines_before, rows_before) = self.read_so_far();
             let loaded = self.load_pieces(next, self.has_more)?;
-            self.text_read(Call::Append, lines_before, rows_before);
+            self.read_before(lines_before, rows_before);
             return Some(loaded);
         }
         let (before, numbering) = (self.appended_mark(), self.numbering);
@@ -117,7 +121,11 @@ impl Conversation {
             change.torn_tail = Some(tail);
             self.unfinished = text;
         }
-        self.text_read(Call::Append, read.lines, read.rows);
+        self.text_read(
+            Call::Append,
+            (read.lines > 0).then_some(read.lines),
+            read.rows,
+        );
         Some(PieceLoad {
             change,
             all_cards_added: false,
