@@ -994,3 +994,28 @@ fn feed_after_a_json_array_names_no_line_and_after_json_lines_the_right_one() {
     let error = appended.feed(fed.as_str()).unwrap_err();
     assert_eq!(place(&error), ("NON_INCREASING_SEQ", Some(3), Some(4)));
 }
+
+/// Events given as values are rows of the log without lines: a `feed` after them counts its
+/// rows' indexes on from them, as the wasm build does (`tests/js/error-lines.test.mjs`).
+#[test]
+fn feed_after_values_counts_their_rows() {
+    let values = |seqs: &[u32]| {
+        let rows: Vec<String> = seqs
+            .iter()
+            .map(|seq| format!("{{\"seq\":{seq},\"time\":{seq},\"type\":\"user/message\"}}"))
+            .collect();
+        parse_events(format!("[{}]", rows.join(",")).as_str()).unwrap()
+    };
+    let fed = "{\"seq\":9,\"time\":9,\"type\":\"user/message\"}\n{\"seq\":9,\"time\":9,\"type\":\"user/message\"}\n";
+    let mut loaded = Conversation::new();
+    loaded
+        .load(values(&[1, 2]), LoadOptions::default())
+        .unwrap();
+    loaded.append(values(&[3])).unwrap();
+    let error = loaded.feed(fed).unwrap_err();
+    assert_eq!(place(&error), ("NON_INCREASING_SEQ", Some(4), Some(2)));
+    // A load of values starts the count again.
+    loaded.load(values(&[1]), LoadOptions::default()).unwrap();
+    let error = loaded.feed(fed).unwrap_err();
+    assert_eq!(place(&error), ("NON_INCREASING_SEQ", Some(2), Some(2)));
+}

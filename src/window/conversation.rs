@@ -125,8 +125,10 @@ impl Conversation {
         options: LoadOptions,
     ) -> Result<ConversationChange, Error> {
         let rows = self.given_rows(events, Call::Load);
+        let given = rows.given();
         let change = self.apply(Call::Load, rows, options.has_more)?;
-        self.text_read(Call::Load, Some(0), 0);
+        // Values are rows of the log with no line of text, as the wasm build counts them.
+        self.text_read(Call::Load, Some(0), given);
         Ok(change)
     }
 
@@ -134,7 +136,10 @@ impl Conversation {
     /// window (with no older events). Returns what changed.
     pub fn append(&mut self, events: Vec<SessionEvent>) -> Result<ConversationChange, Error> {
         let rows = self.given_rows(events, Call::Append);
-        self.apply(Call::Append, rows, self.has_more)
+        let given = rows.given();
+        let change = self.apply(Call::Append, rows, self.has_more)?;
+        self.text_read(Call::Append, Some(0), given);
+        Ok(change)
     }
 
     /// Events built by the caller (each with its seq) as the rows of a batch for `call`.

@@ -179,3 +179,26 @@ test("openSession gives the index and the line loadJson gives, in any chunks", a
     }
   }
 });
+
+test("feed after events given as values counts their rows, as the Rust API does", () => {
+  // The same case as tests/errors.rs, feed_after_values_counts_their_rows.
+  const row = (seq) => ({ seq, time: seq, type: "user/message" });
+  const fed = `${JSON.stringify(row(9))}\n${JSON.stringify(row(9))}\n`;
+  const conversation = new Conversation();
+  conversation.load([row(1), row(2)]);
+  conversation.append([row(3)]);
+  assert.deepEqual(placeOf(() => conversation.feed(fed)), {
+    name: "PromptfoldError",
+    code: "NON_INCREASING_SEQ",
+    index: 4,
+    line: 2,
+  });
+  conversation.load([row(1)]);
+  assert.deepEqual(placeOf(() => conversation.feed(fed)), {
+    name: "PromptfoldError",
+    code: "NON_INCREASING_SEQ",
+    index: 2,
+    line: 2,
+  });
+  conversation.free();
+});
