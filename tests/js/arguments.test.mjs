@@ -4,23 +4,13 @@
 // anything is computed, and a call that throws leaves the window as it was.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { smallLog, systemEvent } from "./kit/small-log.mjs";
 import { promptfold } from "./promptfold.mjs";
 
 const { Conversation, openSession } = promptfold;
 
-const system = {
-  seq: 2,
-  time: 2,
-  type: "system/message",
-  surfaceOp: "append",
-  data: { turn: 1, step: 1, message: { role: "system", content: [{ type: "text", text: "A" }] } },
-};
-const events = [
-  { seq: 1, time: 1, type: "turn/start", data: { turn: 1 } },
-  system,
-  { seq: 3, time: 3, type: "step/start", data: { turn: 1, step: 1 } },
-  { seq: 4, time: 4, type: "request/header", data: { reason: "initial", header: { config: {}, tools: [] } } },
-];
+const system = systemEvent;
+const events = smallLog;
 
 /** Asserts that `call` throws INVALID_ARGUMENT whose message names `argument`. */
 export function assertInvalid(call, argument, what) {

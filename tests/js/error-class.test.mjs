@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { repoRoot } from "./cases.mjs";
 import { packageDir, promptfold } from "./promptfold.mjs";
+import { systemEvent } from "./kit/small-log.mjs";
 
 const { PromptfoldError } = promptfold;
 const web = await import(join(repoRoot, "pkg", "web", "promptfold.js"));
@@ -18,13 +19,6 @@ web.initSync({ module: readFileSync(join(repoRoot, "pkg", "web", "promptfold_bg.
 const inline = await import(join(repoRoot, "pkg", "inline", "promptfold.js"));
 const workerModule = await import(join(repoRoot, "pkg", "worker", "client.js"));
 
-const system = {
-  seq: 2,
-  time: 2,
-  type: "system/message",
-  surfaceOp: "append",
-  data: { turn: 1, step: 1, message: { role: "system", content: [{ type: "text", text: "A" }] } },
-};
 
 /** What `call` throws (or its promise rejects with). */
 async function caught(call) {
@@ -134,7 +128,7 @@ test("a worker's errors, rebuilt on this side, are instances of every entry's cl
     // Rust's error in the worker, and the client's own check.
     const rejected = await caught(() => worker.open(new TextEncoder().encode('{"cut": "off')));
     const invalid = await caught(() => worker.open(new Uint8Array(), []));
-    await worker.open(new TextEncoder().encode(`${JSON.stringify(system)}\n`));
+    await worker.open(new TextEncoder().encode(`${JSON.stringify(systemEvent)}\n`));
     const fromCall = await caught(() => worker.call("stateAt", "5"));
     for (const [what, error] of Object.entries({ rejected, invalid, fromCall })) {
       assert.ok(error instanceof workerModule.PromptfoldError, what);

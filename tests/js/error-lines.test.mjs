@@ -185,20 +185,22 @@ test("feed after events given as values counts their rows, as the Rust API does"
   const row = (seq) => ({ seq, time: seq, type: "user/message" });
   const fed = `${JSON.stringify(row(9))}\n${JSON.stringify(row(9))}\n`;
   const conversation = new Conversation();
-  conversation.load([row(1), row(2)]);
-  conversation.append([row(3)]);
-  assert.deepEqual(placeOf(() => conversation.feed(fed)), {
-    name: "PromptfoldError",
-    code: "NON_INCREASING_SEQ",
-    index: 4,
-    line: 2,
-  });
-  conversation.load([row(1)]);
-  assert.deepEqual(placeOf(() => conversation.feed(fed)), {
-    name: "PromptfoldError",
-    code: "NON_INCREASING_SEQ",
-    index: 2,
-    line: 2,
-  });
+  const cases = [
+    // Two rows loaded and one appended as values: the bad fed row is the file's fifth.
+    [
+      () => {
+        conversation.load([row(1), row(2)]);
+        conversation.append([row(3)]);
+      },
+      4,
+    ],
+    // A load of values starts the count again.
+    [() => conversation.load([row(1)]), 2],
+  ];
+  for (const [given, index] of cases) {
+    given();
+    const place = placeOf(() => conversation.feed(fed));
+    assert.deepEqual(place, { name: "PromptfoldError", code: "NON_INCREASING_SEQ", index, line: 2 });
+  }
   conversation.free();
 });

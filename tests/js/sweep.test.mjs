@@ -9,25 +9,13 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "./cases.mjs";
+import { header, smallLog, systemEvent } from "./kit/small-log.mjs";
 import { promptfold } from "./promptfold.mjs";
 
 const web = await import(join(repoRoot, "pkg", "web", "promptfold.js"));
 web.initSync({ module: readFileSync(join(repoRoot, "pkg", "web", "promptfold_bg.wasm")) });
 
-const systemEvent = {
-  seq: 2,
-  time: 2,
-  type: "system/message",
-  surfaceOp: "append",
-  data: { turn: 1, step: 1, message: { role: "system", content: [{ type: "text", text: "A" }] } },
-};
-const header = { seq: 4, time: 4, type: "request/header", data: { reason: "initial", header: { config: {}, tools: [] } } };
-const events = [
-  { seq: 1, time: 1, type: "turn/start", data: { turn: 1 } },
-  systemEvent,
-  { seq: 3, time: 3, type: "step/start", data: { turn: 1, step: 1 } },
-  header,
-];
+const events = smallLog;
 const later = [{ seq: 9, time: 9, type: "turn/start", data: { turn: 2 } }];
 
 /** The wrong values tried at every parameter. */
