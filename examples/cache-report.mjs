@@ -21,6 +21,7 @@
 // not know (no usage in the log, no request whose cache is known) prints as `unknown`, never 0.
 
 import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 
 // In a project: import { Conversation } from "promptfold". Here: the repository's Node build.
 const { Conversation } = await import("promptfold").catch(() => import("../pkg/node/promptfold.mjs"));
@@ -69,13 +70,24 @@ function dollars(amount) {
 const args = process.argv.slice(2);
 const options = {};
 if (args[0] === "--cache-ttl-ms") {
+  if (args.length < 2) {
+    console.error("usage: node examples/cache-report.mjs [--cache-ttl-ms MS] [FILE [prices.json]]");
+    process.exit(2);
+  }
   options.cacheTtlMs = Number(args[1]);
   args.splice(0, 2);
 }
-const [path = new URL("./sessions/cache-breaks.jsonl", import.meta.url), pricesPath] = args;
+const [path = fileURLToPath(new URL("./sessions/cache-breaks.jsonl", import.meta.url)), pricesPath] = args;
+if (pricesPath) {
+  try {
+    options.prices = JSON.parse(await readFile(pricesPath, "utf8"));
+  } catch (error) {
+    console.error(`${pricesPath}: ${error.code ?? error.name}: ${error.message}`);
+    process.exit(1);
+  }
+}
 const conversation = new Conversation();
 try {
-  if (pricesPath) options.prices = JSON.parse(await readFile(pricesPath, "utf8"));
   conversation.loadJson(new Uint8Array(await readFile(path)));
   const { requests, summary } = conversation.cacheLedger(options);
   const steps = conversation.views().trajectory.requests;

@@ -28,7 +28,13 @@ const forSeconds = option("--for", Infinity);
 const path = args[0] ?? fileURLToPath(new URL("./sessions/session.jsonl", import.meta.url));
 
 const conversation = new Conversation();
-const file = await open(path, "r");
+let file;
+try {
+  file = await open(path, "r");
+} catch (error) {
+  console.error(`${path}: ${error.code ?? error.name}: ${error.message}`);
+  process.exit(1);
+}
 let offset = 0;
 let reading = false;
 let again = false;

@@ -8,12 +8,19 @@
 // bundled examples/sessions/session.jsonl. Needs the Node build: bash scripts/build.sh.
 
 import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 
 // In a project: import { Conversation } from "promptfold". Here: the repository's Node build.
 const { Conversation } = await import("promptfold").catch(() => import("../pkg/node/promptfold.mjs"));
 
-const path = process.argv[2] ?? new URL("./sessions/session.jsonl", import.meta.url);
-let bytes = new Uint8Array(await readFile(path));
+const path = process.argv[2] ?? fileURLToPath(new URL("./sessions/session.jsonl", import.meta.url));
+let bytes;
+try {
+  bytes = new Uint8Array(await readFile(path));
+} catch (error) {
+  console.error(`${path}: ${error.code ?? error.name}: ${error.message}`);
+  process.exit(1);
+}
 // zstd frames start with the bytes 28 b5 2f fd.
 if (bytes[0] === 0x28 && bytes[1] === 0xb5 && bytes[2] === 0x2f && bytes[3] === 0xfd) {
   const { decompress } = await import("fzstd");

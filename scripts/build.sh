@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the npm package into pkg/: one release wasm, bound for three targets, each run through
-# wasm-opt -Oz (npm binaryen), plus package.json and README from pkg-template/.
+# wasm-opt (npm binaryen; its flags below), plus package.json and README from pkg-template/.
 #   pkg/web/      ES module with init() (promptfold.js), and index.js, initialized on import: the
 #                 default entry for browsers, workers and bundlers
 #   pkg/inline/   the web build with the wasm inlined (esbuild, Rollup: no asset handling needed)

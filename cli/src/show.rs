@@ -8,6 +8,7 @@ use promptfold::{
 use serde::Serialize;
 
 use crate::args::ShowArgs;
+use crate::output::counted;
 use crate::printable::printable;
 use crate::problem::{Problem, ProblemKind};
 use crate::row::Header;
@@ -273,14 +274,22 @@ fn text(
     let summary = &ledger.summary;
     let percent =
         |rate: Option<f64>| rate.map_or_else(|| "-".to_string(), |r| format!("{:.1}%", r * 100.0));
+    // Sums over no known request are unknown, as in the rows, not 0.
+    let known_sum = |sum: f64| {
+        if summary.known_requests == 0 {
+            "-".to_string()
+        } else {
+            sum.to_string()
+        }
+    };
     writeln!(
         out,
-        "  {} requests ({} known): kept {}, new {}, broken {}; expected hit rate {}, observed {}",
-        summary.requests,
+        "  {} ({} known): kept {}, new {}, broken {}; expected hit rate {}, observed {}",
+        counted(summary.requests.into(), "request", "requests"),
         summary.known_requests,
-        summary.kept_tokens,
-        summary.new_tokens,
-        summary.broken_tokens,
+        known_sum(summary.kept_tokens),
+        known_sum(summary.new_tokens),
+        known_sum(summary.broken_tokens),
         percent(summary.expected_hit_rate),
         percent(summary.observed_hit_rate),
     )?;

@@ -179,3 +179,25 @@ fn show_text_of_the_example_session() {
     let expected = std::fs::read_to_string(repo().join("cli/tests/data/show-session.txt")).unwrap();
     assert_eq!(out.stdout, expected);
 }
+
+/// The summary line of a session whose one request has no request before it: no kept, new or
+/// broken tokens are known, so they print as unknown (`-`, as in the rows), not as 0, and the
+/// count agrees with its noun.
+#[test]
+fn show_summary_of_no_known_request_says_unknown() {
+    let text = example("session.jsonl");
+    let lines: Vec<&[u8]> = text.split_inclusive(|&byte| byte == b'\n').collect();
+    // The header and the events up to the first request's answer: one request.
+    let one_request: Vec<u8> = lines[..9].concat();
+    let dir = tempfile::tempdir().unwrap();
+    common::put(dir.path(), "one.jsonl", &one_request);
+    let out = common::run_in(dir.path(), &["show", "one.jsonl"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains(
+            "  1 request (0 known): kept -, new -, broken -; expected hit rate -, observed -\n"
+        ),
+        "{}",
+        out.stdout
+    );
+}

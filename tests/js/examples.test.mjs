@@ -349,3 +349,26 @@ test("the committed session files are what scripts/make-session-files.mjs writes
   const result = run([join(repoRoot, "scripts", "make-session-files.mjs"), "--check"]);
   assert.equal(result.status, 0, result.stderr);
 });
+
+test("each example names a file it cannot read on one line of stderr and exits 1", () => {
+  const missing = join(tmpdir(), "promptfold-no-such-session.jsonl");
+  const cases = [
+    [[openSession, missing], missing],
+    [[follow, missing, "--for", "1"], missing],
+    [[join(repoRoot, "examples", "context-cost.mjs"), missing], missing],
+    [[join(repoRoot, "examples", "cache-report.mjs"), missing], missing],
+    // The prices file, not the session, is the one named when it is missing.
+    [[join(repoRoot, "examples", "cache-report.mjs"), join(sessions, "session.jsonl"), `${missing}.prices`], `${missing}.prices`],
+  ];
+  for (const [args, named] of cases) {
+    const result = run(args);
+    assert.equal(result.status, 1, `${args.join(" ")}: ${result.stderr}`);
+    assert.equal(result.stderr, `${named}: ENOENT: ENOENT: no such file or directory, open '${named}'\n`, args.join(" "));
+  }
+});
+
+test("cache-report.mjs with --cache-ttl-ms and no value prints its usage and exits 2", () => {
+  const result = run([join(repoRoot, "examples", "cache-report.mjs"), "--cache-ttl-ms"]);
+  assert.equal(result.status, 2, result.stderr);
+  assert.match(result.stderr, /^usage: node examples\/cache-report\.mjs /);
+});
