@@ -55,7 +55,7 @@ if [ "$assemble_only" = 0 ]; then
 fi
 
 {
-  cat bench/results/performance.md
+  sed 's|](time-vs-size.svg)|](bench/results/time-vs-size.svg)|' bench/results/performance.md
   echo
   cat bench/results/session-logs.md
   echo

@@ -1,7 +1,7 @@
 // The usage a provider with a prefix cache would report on each answer of a session log, for
 // the generated sessions (www/make-sample.mjs, scripts/make-cache-session.mjs). Written apart from
 // the library, from the rules as the docs state them: the harness meter's token estimates
-// (docs/context.md) and SPEC section 11 item 2 for what a request keeps of the previous one's
+// (docs/context.md) and docs/cache.md's "Kept, new, broken" for what a request keeps of the previous one's
 // prefix. A request is read just before its answer (or before the next step start); the provider
 // reads the kept prefix from its cache in whole `block`-token units, and nothing when the request
 // comes more than `ttlMs` after the previous answer (it evicted the prefix meanwhile).
@@ -42,7 +42,7 @@ function nodeTokens(event) {
 const toolsTokensOf = (tools) => (Array.isArray(tools) && tools.length ? quarter(JSON.stringify(tools).length) + 4 : 0);
 const toolKey = (tool) => (typeof tool?.name === 'string' ? tool.name : JSON.stringify(tool));
 
-/** Tokens of `previous` that `current` can reuse from the cache (SPEC section 11 item 2). */
+/** Tokens of `previous` that `current` can reuse from the cache (docs/cache.md, "Kept, new, broken"). */
 function keptTokens(previous, current, seriesBetween) {
   if (previous.route !== current.route) return 0;
   const before = new Map(previous.tools.map((t) => [toolKey(t), JSON.stringify(t)]));

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes examples/sessions/cache-breaks.jsonl: a small session log in the harness's shapes (a
-// format 4 header row, then one event a line, SPEC section 10) in which the prefix cache is lost
-// once by each kind of break of SPEC section 11, each at its own request, and kept by an
+// format 4 header row, then one event a line, docs/BEHAVIOUR.md section 10) in which the prefix cache is lost
+// once by each kind of break of docs/cache.md, each at its own request, and kept by an
 // in-history prompt update and by a tool added without a series header. Its answers carry the
 // usage a provider with a prefix cache would report (scripts/cache-usage.mjs: cache reads of the
 // kept prefix in 64-token blocks, none after more than five idle minutes), except the last one,

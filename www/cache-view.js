@@ -1,5 +1,5 @@
-// The prefix cache, from the library's cache ledger (`conversation.cacheLedger()`, SPEC section
-// 11): a lane under each trajectory row (kept against new tokens, the break and its causes in
+// The prefix cache, from the library's cache ledger (`conversation.cacheLedger()`, docs/cache.md):
+// a lane under each trajectory row (kept against new tokens, the break and its causes in
 // words), and the session panel (hit rates, breaks ranked by cause, the in-history trade, and a
 // small price form remembered in localStorage). Plain DOM, text nodes only. Kept and new differ
 // by pattern and letter as well as colour; every figure is also text, and unknown is written

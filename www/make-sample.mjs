@@ -8,7 +8,7 @@
 //   - shadowed by a compaction that restores the older plan-mode prompt (after turn 2),
 //   - cleared (turn 4, a head rewrite with an empty prompt),
 //   - set again (turn 5), rewritten at its place (turn 7) and updated again (turn 8);
-// the prefix cache is lost by each kind of break (SPEC section 11): a prune (turns 2, 5, 6, 8), the
+// the prefix cache is lost by each kind of break (docs/cache.md): a prune (turns 2, 5, 6, 8), the
 // compaction, the head rewrites (turns 4 and 7), a tool set change (turn 7: +web_search, -write),
 // a route change (turn 8: deepseek-chat to deepseek-reasoner), a tool added with a series header
 // (turn 9), and the night the session sat idle (turn 6); the in-history updates and the tools
@@ -884,7 +884,7 @@ turnEnd();
 // Provider usage on the answers, as a provider with a prefix cache would report it. A pass over
 // the finished log (it draws nothing from rand(), so times and ids stay as they are), written
 // apart from the library: it follows the surface through appends and replacements, estimates
-// tokens with the harness's meter (docs/context.md), and applies SPEC section 11 item 2. A
+// tokens with the harness's meter (docs/context.md), and applies docs/cache.md's "Kept, new, broken". A
 // request sends its route, its tools and its surface at its read point (just before its answer);
 // the provider reads from its cache the prefix kept since the previous request, in whole 64-token
 // blocks, and nothing after the session sat idle for more than CACHE_TTL_MS (it evicted the

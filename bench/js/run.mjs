@@ -563,7 +563,8 @@ function report(raw) {
     L.push(`| ${row.w.label} | ${fmtInt(floor.headers)} | ${fmtInt(floor.nodes)} | ${fmtMs(floor.readMs)} | ${fmtMs(floor.loadMs)} | ${readShare(floor)} |`);
   }
   L.push('');
-  L.push('![time against session size, log-log](bench/results/time-vs-size.svg)');
+  // Beside performance.md; scripts/bench.sh rewrites the path for BENCHMARKS.md at the root.
+  L.push('![time against session size, log-log](time-vs-size.svg)');
   L.push('');
 
   L.push('## Memory retained by all per-event states');
