@@ -15,10 +15,7 @@
 // nothing runs per event.
 //
 // Usage: node scripts/argument-glue.mjs <glue file>...
-import { readFileSync, writeFileSync } from "node:fs";
-
-const files = process.argv.slice(2);
-if (files.length === 0) throw new Error("usage: node scripts/argument-glue.mjs <glue file>...");
+import { patchParams } from "./glue-params.mjs";
 
 /** The check of an optional options argument: `undefined` and `null` are the defaults. */
 const options = (shape) => (name) => `if (${name} != null) promptfoldShape("${name}", ${name}, "${shape}");`;
@@ -125,35 +122,18 @@ function promptfoldMember(name, value, type, optional) {
 }
 `;
 
-for (const file of files) {
-  const lines = readFileSync(file, "utf8").split("\n");
-  if (lines.some((line) => line.startsWith("function promptfoldShape("))) {
-    throw new Error(`argument-glue: ${file} is already patched`);
-  }
-  if (!lines.some((line) => line.startsWith("function promptfoldError("))) {
-    throw new Error(`argument-glue: ${file} has no promptfoldError: run scripts/error-glue.mjs first`);
-  }
-  const out = [];
-  let params = [];
-  let checked = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    out.push(line);
-    if (/^\s*\/\*\*/.test(line)) params = [];
+patchParams({
+  script: "argument-glue",
+  marker: "promptfoldShape",
+  helper,
+  param: (line, file) => {
     const param = /^\s*\* @param \{(.+)\} \[?([A-Za-z_$][\w$]*)\]?$/.exec(line);
-    if (param) {
-      const rule = RULES[param[1]];
-      if (rule === undefined) throw new Error(`argument-glue: ${file}: no rule for \`@param {${param[1]}} ${param[2]}\``);
-      if (typeof rule === "function") params.push(rule(param[2]));
-    }
-    const header = /^(\s*)(?:export )?(?:function )?(?:get |set )?[A-Za-z_$][\w$]*\((.*)\) \{$/.exec(line);
-    if (!header || params.length === 0) continue;
-    // After the freed and number checks: a freed object is FREED whatever its arguments.
-    while (/promptfoldFreed\(|promptfoldNotANumber\(/.test(lines[i + 1] ?? "")) out.push(lines[++i]);
-    for (const check of params) out.push(`${header[1]}    ${check}`);
-    checked += params.length;
-    params = [];
-  }
-  if (checked === 0) throw new Error(`argument-glue: ${file} documents no parameter to check: the glue changed shape`);
-  writeFileSync(file, out.join("\n") + helper);
-}
+    if (!param) return undefined;
+    const rule = RULES[param[1]];
+    if (rule === undefined) throw new Error(`argument-glue: ${file}: no rule for \`@param {${param[1]}} ${param[2]}\``);
+    return typeof rule === "function" ? () => rule(param[2]) : undefined;
+  },
+  // After the freed and number checks: a freed object is FREED whatever its arguments.
+  keepFirst: /promptfoldFreed\(|promptfoldNotANumber\(/,
+  what: "parameter to check",
+});

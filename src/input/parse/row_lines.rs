@@ -195,23 +195,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rows_of_json_lines_skip_blank_lines() {
-        let text = "\u{feff}{\"type\":\"session\"}\n\n \r\n{\"seq\":1}\r\n\t\n{\"seq\":1}\n";
-        let lines: Vec<_> = (0..4)
-            .map(|row| line_of_row(text.as_bytes(), row, Layout::Detect))
-            .collect();
-        assert_eq!(lines, [Some(1), Some(4), Some(6), None]);
-        assert_eq!(line_of_row(b"\n\n[1]\n", 0, Layout::Lines), Some(3));
-    }
-
-    #[test]
-    fn elements_of_an_array_start_where_their_first_character_is() {
-        let text = "\n[ {\"a\":[1,\n2],\"b\":\"x,\\\"]\"},\n\n  5,\"s\"\n,\n[]]";
-        let lines: Vec<_> = (0..5)
-            .map(|row| line_of_row(text.as_bytes(), row, Layout::Detect))
-            .collect();
-        assert_eq!(lines, [Some(2), Some(5), Some(5), Some(7), None]);
-        assert_eq!(line_of_row(b"[\n]", 0, Layout::Detect), None);
+    fn rows_start_on_the_line_of_their_first_character() {
+        // (what the case shows, the text, its layout, the line of each row from row 0 on)
+        let cases: [(&str, &str, Layout, &[Option<usize>]); 4] = [
+            (
+                "JSON lines skip blank lines",
+                "\u{feff}{\"type\":\"session\"}\n\n \r\n{\"seq\":1}\r\n\t\n{\"seq\":1}\n",
+                Layout::Detect,
+                &[Some(1), Some(4), Some(6), None],
+            ),
+            (
+                "a `[` starts a row of JSON lines",
+                "\n\n[1]\n",
+                Layout::Lines,
+                &[Some(3)],
+            ),
+            (
+                "elements of an array start where their first character is",
+                "\n[ {\"a\":[1,\n2],\"b\":\"x,\\\"]\"},\n\n  5,\"s\"\n,\n[]]",
+                Layout::Detect,
+                &[Some(2), Some(5), Some(5), Some(7), None],
+            ),
+            ("an empty array has no row", "[\n]", Layout::Detect, &[None]),
+        ];
+        let mut failed = Vec::new();
+        for (what, text, layout, expected) in cases {
+            let lines: Vec<_> = (0..expected.len())
+                .map(|row| line_of_row(text.as_bytes(), row, layout))
+                .collect();
+            if lines != expected {
+                failed.push(format!(
+                    "{what}: {text:?}: {lines:?}, expected {expected:?}"
+                ));
+            }
+        }
+        assert!(failed.is_empty(), "{failed:#?}");
     }
 
     #[test]
