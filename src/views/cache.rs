@@ -101,6 +101,50 @@ pub struct CacheEntry {
     pub cost: Option<CacheCost>,
 }
 
+impl CacheEntry {
+    /// Resets every member for the next request, as [`CacheEntry::default`] has it, keeping
+    /// the room of `causes` (why the ledger reuses one entry).
+    pub(crate) fn reset(&mut self) {
+        // Member by member, each named (no `..`): a new member does not compile until it is reset
+        // here, and the old entry is not dropped as a whole (11% more instructions in the ledger).
+        let CacheEntry {
+            seq,
+            read_seq,
+            route,
+            total_tokens,
+            superseded_system_tokens,
+            tools_tokens,
+            kept_tokens,
+            new_tokens,
+            broken_tokens,
+            causes,
+            observed,
+            shortfall_tokens,
+            saved_tokens,
+            cost,
+        } = self;
+        // The members that own memory first: dropping them may call the allocator, and a store
+        // before such a call stays even where the caller overwrites the member right after.
+        *route = None;
+        *cost = None;
+        // `clear` calls the elements' drop even when there is none (0.9% of the ledger).
+        if !causes.is_empty() {
+            causes.clear();
+        }
+        *seq = Seq::default();
+        *read_seq = Seq::default();
+        *total_tokens = 0;
+        *superseded_system_tokens = 0;
+        *tools_tokens = 0;
+        *kept_tokens = None;
+        *new_tokens = None;
+        *broken_tokens = None;
+        *observed = CacheObserved::default();
+        *shortfall_tokens = None;
+        *saved_tokens = None;
+    }
+}
+
 /// The answer's token usage as the log has it: each member absent when the log lacks it or it
 /// is not a finite number `>= 0` (unknown is never 0).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
@@ -293,18 +337,21 @@ pub(crate) fn ledger_into(
             entry.route.is_none() && entry.causes.is_empty(),
             "a sink leaves the entry's route and causes absent"
         );
-        entry.seq = gap.start_seq;
-        entry.read_seq = request.seq;
+        // Read before the reset: the compiler keeps a store it cannot tell from a read that
+        // follows it, so the reset's stores to the members filled here would stay.
+        let (seq, read_seq, observed) = (gap.start_seq, request.seq, observed::read(usage));
+        entry.reset();
+        entry.seq = seq;
+        entry.read_seq = read_seq;
         entry.total_tokens = breakdown.total_tokens;
         entry.superseded_system_tokens = breakdown.superseded_system_tokens;
         entry.tools_tokens = breakdown.tools_tokens;
-        entry.kept_tokens = None;
-        entry.new_tokens = None;
-        entry.broken_tokens = None;
-        entry.observed = observed::read(usage);
-        entry.shortfall_tokens = None;
-        entry.saved_tokens = None;
-        causes.clear();
+        entry.observed = observed;
+        // Most requests list no cause, and the rows take them: `clear` would still call the
+        // elements' drop (0.9% of the ledger).
+        if !causes.is_empty() {
+            causes.clear();
+        }
         if let Some(before) = before {
             if !(gap.incomplete || before.incomplete) {
                 let tools = tools::compare(before.header.as_deref(), gap.header.as_deref());
@@ -343,4 +390,72 @@ pub(crate) fn ledger_into(
         before_breakdown = breakdown;
     });
     summing.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An entry with no member as a fresh one has it. A literal without `..`: a new member does
+    /// not compile until it is given a value here.
+    fn filled() -> CacheEntry {
+        let route = Route {
+            provider: Some("p".to_owned()),
+            model: Some("m".to_owned()),
+        };
+        CacheEntry {
+            seq: 7,
+            read_seq: 9,
+            route: Some(route.clone()),
+            total_tokens: 100,
+            superseded_system_tokens: 5,
+            tools_tokens: 20,
+            kept_tokens: Some(60),
+            new_tokens: Some(40),
+            broken_tokens: Some(10),
+            causes: vec![CacheCause::Route {
+                from: Route::default(),
+                to: route,
+            }],
+            observed: CacheObserved {
+                input_tokens: Some(1.0),
+                output_tokens: Some(2.0),
+                cache_read_tokens: Some(3.0),
+                cache_write_tokens: Some(4.0),
+                uncached_input_tokens: Some(5.0),
+            },
+            shortfall_tokens: Some(57.0),
+            saved_tokens: Some(40),
+            cost: Some(CacheCost {
+                total: 1.0,
+                model: Some("m".to_owned()),
+                ..CacheCost::default()
+            }),
+        }
+    }
+
+    #[test]
+    fn a_reset_entry_is_a_fresh_one_that_keeps_the_room_of_its_causes() {
+        let written = |entry: CacheEntry| match serde_json::to_value(entry) {
+            Ok(serde_json::Value::Object(members)) => members,
+            other => panic!("an entry is written as an object: {other:?}"),
+        };
+        let fresh = written(CacheEntry::default());
+        let full = written(filled());
+        // All 14 members are written (none is absent), and none as in a fresh entry.
+        assert_eq!(full.len(), 14, "{full:?}");
+        for (name, value) in &full {
+            assert_ne!(
+                fresh.get(name),
+                Some(value),
+                "`{name}` is filled as in a fresh entry"
+            );
+        }
+
+        let mut entry = filled();
+        let room = entry.causes.capacity();
+        entry.reset();
+        assert_eq!(entry, CacheEntry::default());
+        assert_eq!(entry.causes.capacity(), room);
+    }
 }
