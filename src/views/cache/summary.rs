@@ -306,7 +306,9 @@ impl Summing {
             })
             .collect();
         // Stable: equal broken tokens keep the order of docs/cache.md, "Causes".
-        breaks.sort_by(|a, b| b.broken_tokens.total_cmp(&a.broken_tokens));
+        crate::sort::sort_by_key(&mut breaks, |row| {
+            (crate::sort::descending(row.broken_tokens), 0, 0)
+        });
         summary.breaks = breaks;
         if priced {
             summary.trade.saved_cost = Some(trade_costs.0);
