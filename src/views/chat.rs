@@ -740,7 +740,7 @@ impl ChatBuilder {
 
 /// Sorts cards into chat order (anchor, request before system, seq). Keys are unique, so there
 /// is one order.
-pub fn sort_cards(cards: &mut Vec<ChatCard>) {
+pub fn sort_cards(cards: &mut [ChatCard]) {
     crate::sort::sort_by_key(cards, chat_key);
 }
 

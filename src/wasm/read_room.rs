@@ -28,12 +28,12 @@ fn rows(rows: usize, bytes: usize) -> usize {
 
 /// Room for `views()` of a window with `cards` cards and `requests` requests. Its lists are made
 /// at their length, so without [`SLACK`] (which grew the memory a `views()` of prune-32k leaves
-/// by 15%): the cards twice with a sort key each (`sort::sort_by_key` moves them through a
-/// second list), and per request the request, its header fact and its step's entry.
+/// by 15%): the cards with a sort key and a swap each (`sort::sort_by_key` swaps them in
+/// place), and per request the request, its header fact and its step's entry.
 pub(super) fn for_views(cards: usize, requests: usize) -> Result<(), Error> {
     let card = size_of::<ChatCard>()
-        .saturating_mul(2)
-        .saturating_add(size_of::<(crate::sort::Key, usize)>());
+        .saturating_add(size_of::<(crate::sort::Key, usize)>())
+        .saturating_add(size_of::<(usize, usize)>());
     let request = size_of::<TrajectoryRequest>()
         .saturating_add(size_of::<HeaderFact>())
         .saturating_add(size_of::<[usize; 4]>());

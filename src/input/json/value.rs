@@ -119,17 +119,27 @@ impl JsonObject {
         if moves.is_empty() {
             return;
         }
-        let mut slots: Vec<Option<(Box<str>, JsonValue)>> = std::mem::take(&mut self.members)
-            .into_iter()
-            .map(Some)
-            .collect();
-        for (from, to) in moves {
-            let moved = slots.get_mut(from).and_then(Option::take);
-            if let (Some((_, value)), Some(Some((_, target)))) = (moved, slots.get_mut(to)) {
+        // Each later value moved to its first place, then the later members left out (`moves`
+        // ascends by `from`): loops, where collects through `Option` were two copies of `Vec`'s
+        // extend for this one type.
+        for &(from, to) in &moves {
+            let Some((_, moved)) = self.members.get_mut(from) else {
+                continue;
+            };
+            let value = std::mem::replace(moved, JsonValue::Null);
+            if let Some((_, target)) = self.members.get_mut(to) {
                 *target = value;
             }
         }
-        self.members = slots.into_iter().flatten().collect();
+        let members = std::mem::take(&mut self.members);
+        let mut kept = Vec::with_capacity(members.len().saturating_sub(moves.len()));
+        let mut later = moves.iter().map(|(from, _)| *from).peekable();
+        for (index, member) in members.into_iter().enumerate() {
+            if later.next_if_eq(&index).is_none() {
+                kept.push(member);
+            }
+        }
+        self.members = kept;
     }
 }
 
