@@ -7,13 +7,17 @@
 //   node bench/cli/gen.mjs OUT --sessions 2000 --bytes 4e9     # a folder, ~bytes in total
 //   node bench/cli/gen.mjs OUT --single 2e9                    # one session file of ~2e9 bytes
 //   node bench/cli/gen.mjs OUT --sessions 40 --bytes 4e6 --seed 7
+//   node bench/cli/gen.mjs OUT --flat 1e6                      # one session that never shrinks:
+//                                                              # 1e6 short user messages appended,
+//                                                              # a step (header, answer) per 1,000,
+//                                                              # no prune, compaction or rewrite
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 const args = process.argv.slice(2);
 const out = args[0];
 if (!out) {
-  console.error('usage: node bench/cli/gen.mjs OUT [--sessions N --bytes B | --single B] [--seed S]');
+  console.error('usage: node bench/cli/gen.mjs OUT [--sessions N --bytes B | --single B | --flat N] [--seed S]');
   process.exit(2);
 }
 const option = (name, fallback) => {
@@ -21,7 +25,8 @@ const option = (name, fallback) => {
   return at >= 0 ? Number(args[at + 1]) : fallback;
 };
 const single = option('--single', 0);
-const sessions = single ? 1 : option('--sessions', 2000);
+const flat = option('--flat', 0);
+const sessions = single || flat ? 1 : option('--sessions', 2000);
 const perSession = single || option('--bytes', 4e9) / sessions;
 let state = option('--seed', 1) >>> 0 || 1;
 
@@ -54,23 +59,25 @@ const tool = (name) => ({
 const TOOLS = ['read', 'edit', 'bash', 'grep', 'glob', 'web'].map(tool);
 const text = (value) => [{ type: 'text', text: value }];
 
-function writeSession(path, id, created, target) {
+// A session file being written: its header row, then `event` per event (returns its seq);
+// `close` returns the bytes written.
+function sessionWriter(path, id, created) {
   const fd = openSync(path, 'w');
   let pending = [];
   let pendingBytes = 0;
   let written = 0;
-  const row = (value) => {
-    const line = `${JSON.stringify(value)}\n`;
-    pending.push(line);
-    pendingBytes += line.length;
-    if (pendingBytes > 1 << 20) flush();
-  };
   const flush = () => {
     const buffer = Buffer.from(pending.join(''));
     writeSync(fd, buffer);
     written += buffer.length;
     pending = [];
     pendingBytes = 0;
+  };
+  const row = (value) => {
+    const line = `${JSON.stringify(value)}\n`;
+    pending.push(line);
+    pendingBytes += line.length;
+    if (pendingBytes > 1 << 20) flush();
   };
   row({ type: 'session', version: 4, id, createdAt: created, cwd: '/w', isSeeded: false, delegationDepth: 0 });
   let seq = 0;
@@ -83,14 +90,24 @@ function writeSession(path, id, created, target) {
     row(value);
     return seq;
   };
+  const close = () => {
+    flush();
+    closeSync(fd);
+    return written;
+  };
+  return { event, close, bytes: () => written + pendingBytes, lastSeq: () => seq };
+}
+
+function writeSession(path, id, created, target) {
+  const { event, close, bytes, lastSeq } = sessionWriter(path, id, created);
   let tools = TOOLS.slice(0, 3);
   let model = 'deepseek-chat';
   let version = 1;
   let surface = []; // seqs of the surface nodes, in order
   let cached = 0;
-  for (let turn = 1; written + pendingBytes < target; turn += 1) {
+  for (let turn = 1; bytes() < target; turn += 1) {
     event('turn/start', { turn });
-    for (let step = 1; step <= 1 + pick(6) && written + pendingBytes < target; step += 1) {
+    for (let step = 1; step <= 1 + pick(6) && bytes() < target; step += 1) {
       event('step/start', { turn, step });
       const d = { turn, step };
       if (surface.length === 0) {
@@ -102,7 +119,7 @@ function writeSession(path, id, created, target) {
       if (random() < 0.02 && surface.length > 6) {
         const start = surface[1];
         const end = surface[surface.length - 2];
-        const at = event('user/message', { id: `summary-${seq}`, role: 'user', content: text(`Summary: ${prose(800)}`) }, { op: 'replace', startSeq: start, endSeq: end });
+        const at = event('user/message', { id: `summary-${lastSeq()}`, role: 'user', content: text(`Summary: ${prose(800)}`) }, { op: 'replace', startSeq: start, endSeq: end });
         surface = [surface[0], at, surface[surface.length - 1]];
       } else if (random() < 0.03 && surface.length > 4) {
         const target = surface[2];
@@ -110,9 +127,9 @@ function writeSession(path, id, created, target) {
         surface[2] = at;
       }
       if (step === 1) {
-        surface.push(event('user/message', { ...d, id: `u-${seq}`, role: 'user', content: text(prose(300 + pick(1500))) }, 'append'));
+        surface.push(event('user/message', { ...d, id: `u-${lastSeq()}`, role: 'user', content: text(prose(300 + pick(1500))) }, 'append'));
       } else {
-        surface.push(event('tool/result', { ...d, message: { role: 'user', content: [{ type: 'tool-result', toolCallId: `c-${seq}`, content: text(prose(500 + pick(4000))), isError: false }] } }, 'append'));
+        surface.push(event('tool/result', { ...d, message: { role: 'user', content: [{ type: 'tool-result', toolCallId: `c-${lastSeq()}`, content: text(prose(500 + pick(4000))), isError: false }] } }, 'append'));
       }
       if (random() < 0.02) tools = TOOLS.slice(0, 2 + pick(TOOLS.length - 1));
       if (random() < 0.005) model = model === 'deepseek-chat' ? 'deepseek-reasoner' : 'deepseek-chat';
@@ -127,9 +144,34 @@ function writeSession(path, id, created, target) {
     }
     event('turn/end', { turn });
   }
-  flush();
-  closeSync(fd);
-  return written;
+  return close();
+}
+
+// The worst case of a reader that keeps the live context: every node survives. `messages` user
+// messages of a few words, a step per 1,000 of them, one turn.
+function writeFlatSession(path, id, created, messages) {
+  const { event, close } = sessionWriter(path, id, created);
+  const tools = TOOLS.slice(0, 3);
+  const config = { provider: 'deepseek', model: 'deepseek-chat' };
+  event('turn/start', { turn: 1 });
+  let step = 0;
+  for (let index = 0; index < messages; index += 1) {
+    if (index % 1000 === 0) {
+      step += 1;
+      event('step/start', { turn: 1, step });
+      if (step === 1) event('system/message', { turn: 1, step, message: { role: 'system', content: text(`# Assistant\n\n${prose(1500)}`) } }, 'append');
+    }
+    const d = { turn: 1, step };
+    event('user/message', { id: `u-${index}`, role: 'user', content: text(prose(4)) }, 'append');
+    if (index % 1000 === 999 || index === messages - 1) {
+      event('request/header', { reason: step === 1 ? 'initial' : 'series', header: { config, tools } });
+      const usage = { inputTokens: 2000 + index * 4, outputTokens: 50 + pick(600), cacheReadTokens: 0 };
+      event('assistant/message', { ...d, message: { role: 'assistant', content: text(prose(40)), usage } }, 'append');
+      event('step/end', d);
+    }
+  }
+  event('turn/end', { turn: 1 });
+  return close();
 }
 
 const T0 = Date.UTC(2026, 9, 1);
@@ -140,7 +182,13 @@ for (let index = 0; index < sessions; index += 1) {
   const dir = join(out, scope, id);
   mkdirSync(dir, { recursive: true });
   // Sizes vary around the mean (0.2x to 1.8x), the total stays near --bytes.
+  const path = join(dir, 'session.v4.jsonl');
+  const created = T0 + index * 3_600_000;
+  if (flat) {
+    total += writeFlatSession(path, id, created, flat);
+    continue;
+  }
   const target = single ? perSession : perSession * (0.2 + 1.6 * random());
-  total += writeSession(join(dir, 'session.v4.jsonl'), id, T0 + index * 3_600_000, target);
+  total += writeSession(path, id, created, target);
 }
 console.log(`gen: ${sessions} sessions, ${total} bytes in ${out}`);
