@@ -39,10 +39,15 @@ fn keys_in(index: &Index, from: Seq, to: Seq) -> Vec<(Seq, Seq)> {
     if !may_hold(index, from, to) {
         return Vec::new();
     }
-    (index.iter_from((from, Seq::MIN)))
-        .map(|(key, _)| key)
-        .take_while(|(position, _)| *position <= to)
-        .collect()
+    // A loop where a collect through `take_while` made its own copy of `Vec`'s extend.
+    let mut keys = Vec::new();
+    for (key, _) in index.iter_from((from, Seq::MIN)) {
+        if key.0 > to {
+            break;
+        }
+        keys.push(key);
+    }
+    keys
 }
 
 /// Entry indices by seq, for the surviving replacements: a list ascending by seq, where a

@@ -37,8 +37,13 @@ impl SharedTools {
 /// Distinct config and tools texts seen so far, with their parsed values.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct JsonInterner {
-    configs: HashMap<Box<str>, Rc<JsonValue>>,
-    tools: HashMap<Box<str>, SharedTools>,
+    /// Config texts with the index of their value in `config_values`: both maps hold indexes,
+    /// one type of map (one copy of its code in the wasm) where two value types made two.
+    configs: HashMap<Box<str>, usize>,
+    config_values: Vec<Rc<JsonValue>>,
+    /// Tools texts with the index of their value in `tools_values`.
+    tools: HashMap<Box<str>, usize>,
+    tools_values: Vec<SharedTools>,
     /// The last tools text and its value: consecutive headers mostly repeat it, and comparing
     /// the text is much cheaper than hashing it.
     last_tools: Option<(Box<str>, SharedTools)>,
@@ -54,12 +59,18 @@ impl JsonInterner {
                 return Rc::clone(value);
             }
         }
-        let value = match self.configs.get(raw) {
+        let known = self
+            .configs
+            .get(raw)
+            .and_then(|&at| self.config_values.get(at));
+        let value = match known {
             Some(value) => Rc::clone(value),
             None => {
                 let value = Rc::new(parse(raw));
                 if self.configs.len() < MAX_ENTRIES {
-                    self.configs.insert(Box::from(raw), Rc::clone(&value));
+                    self.configs
+                        .insert(Box::from(raw), self.config_values.len());
+                    self.config_values.push(Rc::clone(&value));
                 }
                 value
             }
@@ -77,12 +88,17 @@ impl JsonInterner {
                 return tools.clone();
             }
         }
-        let tools = match self.tools.get(key) {
+        let known = self
+            .tools
+            .get(key)
+            .and_then(|&at| self.tools_values.get(at));
+        let tools = match known {
             Some(tools) => tools.clone(),
             None => {
                 let tools = SharedTools::new(raw.map(parse));
                 if self.tools.len() < MAX_ENTRIES {
-                    self.tools.insert(Box::from(key), tools.clone());
+                    self.tools.insert(Box::from(key), self.tools_values.len());
+                    self.tools_values.push(tools.clone());
                 }
                 tools
             }
@@ -97,7 +113,9 @@ impl JsonInterner {
     /// one's, and the table should not hold a session that is gone).
     pub fn forget(&mut self) {
         self.configs.clear();
+        self.config_values.clear();
         self.tools.clear();
+        self.tools_values.clear();
         self.last_tools = None;
         self.last_config = None;
     }

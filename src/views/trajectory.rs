@@ -945,12 +945,13 @@ impl Facts<'_> {
             .filter_map(|fact| fact.change.as_ref().map(|change| change.seq))
             .collect();
         crate::sort::sort_by_key(&mut reported, |seq| (*seq, 0, 0));
-        let system_prompts = self
-            .known_prompts
-            .iter()
-            .filter(|node| reported.binary_search(&node.seq).is_err())
-            .cloned()
-            .collect();
+        // A loop where a collect through a filter made its own copy of `Vec`'s extend.
+        let mut system_prompts = Vec::with_capacity(self.known_prompts.len());
+        for node in self.known_prompts {
+            if reported.binary_search(&node.seq).is_err() {
+                system_prompts.push(node.clone());
+            }
+        }
         Trajectory {
             headers: self.headers.iter().map(|fact| fact.to_header()).collect(),
             requests,

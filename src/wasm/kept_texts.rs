@@ -21,15 +21,33 @@ use crate::input::json::JsonValue;
 /// Entries kept before the first sweep.
 const FIRST_SWEEP: usize = 256;
 
+/// The value a kept string was made from, held so that no other value can take its address.
+/// One type for texts and JSON values: one copy of the map's code where a generic store made
+/// one per kind (about 1.5 KB of wasm).
+enum Held {
+    Text(Rc<str>),
+    Json(Rc<JsonValue>),
+}
+
+impl Held {
+    /// Whether anyone but the store still holds the value.
+    fn is_shared(&self) -> bool {
+        match self {
+            Held::Text(text) => Rc::strong_count(text) > 1,
+            Held::Json(value) => Rc::strong_count(value) > 1,
+        }
+    }
+}
+
 /// JS strings by the address of the `Rc` they were made from.
-struct Kept<T: ?Sized> {
-    strings: HashMap<usize, (Rc<T>, JsValue)>,
+struct Kept {
+    strings: HashMap<usize, (Held, JsValue)>,
     /// The size at which the next insert first drops the entries only this store still holds.
     sweep_at: usize,
 }
 
-impl<T: ?Sized> Default for Kept<T> {
-    fn default() -> Kept<T> {
+impl Default for Kept {
+    fn default() -> Kept {
         Kept {
             strings: HashMap::new(),
             sweep_at: FIRST_SWEEP,
@@ -37,25 +55,21 @@ impl<T: ?Sized> Default for Kept<T> {
     }
 }
 
-impl<T: ?Sized> Kept<T> {
-    /// The JS string of `value`: kept from an earlier call, or made by `make` now and kept.
-    fn string(&mut self, value: &Rc<T>, make: impl FnOnce(&T) -> JsValue) -> &JsValue {
-        let key = Rc::as_ptr(value).cast::<u8>() as usize;
+impl Kept {
+    /// The JS string kept under `key` (the address of the value `make` holds): kept from an
+    /// earlier call, or made by `make` now and kept.
+    fn string(&mut self, key: usize, make: impl FnOnce() -> (Held, JsValue)) -> &JsValue {
         if self.strings.len() >= self.sweep_at && !self.strings.contains_key(&key) {
             self.sweep();
         }
-        let (_, string) = self
-            .strings
-            .entry(key)
-            .or_insert_with(|| (Rc::clone(value), make(value)));
+        let (_, string) = self.strings.entry(key).or_insert_with(make);
         string
     }
 
     /// Drops the strings of values no one else holds: amortized, each sweep at least halves
     /// the room to the next one, so a value costs O(1) sweeping.
     fn sweep(&mut self) {
-        self.strings
-            .retain(|_, (value, _)| Rc::strong_count(value) > 1);
+        self.strings.retain(|_, (value, _)| value.is_shared());
         self.sweep_at = self.strings.len().saturating_mul(2).max(FIRST_SWEEP);
     }
 }
@@ -63,21 +77,27 @@ impl<T: ?Sized> Kept<T> {
 /// The JS strings of texts and the JSON texts of JSON values, by the address of their `Rc`.
 #[derive(Default)]
 pub(crate) struct KeptTexts {
-    texts: Kept<str>,
-    json: Kept<JsonValue>,
+    texts: Kept,
+    json: Kept,
 }
 
 impl KeptTexts {
     /// The JS string of `text`: kept from an earlier call, or made now and kept.
     pub fn string(&mut self, text: &Rc<str>) -> &JsValue {
-        self.texts.string(text, JsValue::from_str)
+        let key = Rc::as_ptr(text).cast::<u8>() as usize;
+        self.texts.string(key, || {
+            (Held::Text(Rc::clone(text)), JsValue::from_str(text))
+        })
     }
 
     /// The JSON text of `value` as a JS string (as `JSON.stringify` writes it): kept from an
     /// earlier call, or written now and kept.
     pub fn json_text(&mut self, value: &Rc<JsonValue>) -> &JsValue {
-        self.json
-            .string(value, |value| JsValue::from_str(&js_stringify(value)))
+        let key = Rc::as_ptr(value).cast::<u8>() as usize;
+        self.json.string(key, || {
+            let text = JsValue::from_str(&js_stringify(value));
+            (Held::Json(Rc::clone(value)), text)
+        })
     }
 
     /// Drops every kept string (the window was replaced).

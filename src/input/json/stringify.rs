@@ -59,12 +59,17 @@ fn ordered_members(map: &JsonObject) -> Vec<(&str, &JsonValue)> {
             index_keys.insert(at, (index, key, value));
         }
     }
-    let named = map.iter().filter(|(key, _)| array_index(key).is_none());
-    index_keys
-        .into_iter()
-        .map(|(_, key, value)| (key, value))
-        .chain(named)
-        .collect()
+    // Loops where a collect of a chain with a filter made its own copy of `Vec`'s extend.
+    let mut members = Vec::with_capacity(map.len());
+    for (_, key, value) in index_keys {
+        members.push((key, value));
+    }
+    for (key, value) in map.iter() {
+        if array_index(key).is_none() {
+            members.push((key, value));
+        }
+    }
+    members
 }
 
 /// Returns the text JavaScript's `JSON.stringify(value, null, 2)` produces for the same value.

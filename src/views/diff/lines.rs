@@ -67,11 +67,14 @@ impl TextDiff {
 
 /// The lines of `text` (see the module documentation).
 pub fn split_lines(text: &str) -> Vec<&str> {
-    if text.is_empty() {
-        Vec::new()
-    } else {
-        text.split('\n').collect()
+    // A loop where `collect` made its own copy of `Vec`'s extend (600 bytes of wasm).
+    let mut lines = Vec::new();
+    if !text.is_empty() {
+        for line in text.split('\n') {
+            lines.push(line);
+        }
     }
+    lines
 }
 
 /// A run of changed lines: `old` replaced by `new` (either may be empty).

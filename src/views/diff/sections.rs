@@ -99,20 +99,18 @@ pub fn split_sections(lines: &[&str]) -> Vec<Section> {
         starts.extend(headings);
         starts
     };
-    let ends = starts
-        .iter()
-        .skip(1)
-        .map(|(first, _)| *first)
-        .chain([lines.len()]);
-    starts
-        .iter()
-        .zip(ends)
-        .map(|((first, title), end)| Section {
-            title: title.clone(),
-            first: *first,
-            count: end.saturating_sub(*first),
-        })
-        .collect()
+    // A loop where a collect of a zip with a chain made its own copy of `Vec`'s extend.
+    let mut sections = Vec::with_capacity(starts.len());
+    let mut rest = starts.into_iter().peekable();
+    while let Some((first, title)) = rest.next() {
+        let end = rest.peek().map_or(lines.len(), |(next, _)| *next);
+        sections.push(Section {
+            title,
+            first,
+            count: end.saturating_sub(first),
+        });
+    }
+    sections
 }
 
 /// The sections of the new text with their status, and the removed ones of the old text after
