@@ -66,6 +66,10 @@ impl JsonInterner {
         let value = match known {
             Some(value) => Rc::clone(value),
             None => {
+                debug_assert!(
+                    !self.configs.contains_key(raw),
+                    "a config text whose index has no value"
+                );
                 let value = Rc::new(parse(raw));
                 if self.configs.len() < MAX_ENTRIES {
                     self.configs
@@ -95,6 +99,10 @@ impl JsonInterner {
         let tools = match known {
             Some(tools) => tools.clone(),
             None => {
+                debug_assert!(
+                    !self.tools.contains_key(key),
+                    "a tools text whose index has no value"
+                );
                 let tools = SharedTools::new(raw.map(parse));
                 if self.tools.len() < MAX_ENTRIES {
                     self.tools.insert(Box::from(key), self.tools_values.len());
